@@ -1,0 +1,185 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { Client } from '../redis/connection.js';
+import type { QueueKeys } from '../redis/keys.js';
+
+/**
+ * Checks the invariants of DESIGN §3.1 over a whole queue: every job hash is in exactly one of
+ * delayed, ready, active, dead, done, the one its state names, and every id in a structure has a
+ * hash. With `repair`, puts things right the way seed 000 §4.2 does: a job hash in no structure
+ * goes back to ready (a finished one back to done or dead, never re-run); an id with no hash is
+ * dropped; an id in several structures stays only where its hash says.
+ *
+ * It reads every id of the queue into memory: an operator's tool, not a hot path.
+ */
+
+export type Structure = 'delayed' | 'ready' | 'active' | 'dead' | 'done';
+
+export type Problem =
+  | { kind: 'orphan-job'; id: string; state: string; detail: string }
+  | { kind: 'missing-job'; id: string; in: Structure; detail: string }
+  | { kind: 'duplicate'; id: string; in: Structure[]; detail: string }
+  | { kind: 'wrong-state'; id: string; state: string; in: Structure; detail: string }
+  | { kind: 'bad-job'; id: string; detail: string };
+
+export interface DoctorReport {
+  /** No problem found (before any repair). */
+  ok: boolean;
+  /** Job hashes seen. */
+  jobs: number;
+  problems: Problem[];
+  /** How many problems the repair fixed (0 without `repair`). */
+  repaired: number;
+}
+
+const STRUCTURES: readonly Structure[] = ['delayed', 'ready', 'active', 'dead', 'done'];
+const REQUIRED_FIELDS = ['type', 'data', 'state', 'attempt', 'maxAttempts', 'dueAt', 'createdAt'] as const;
+
+async function scanJobIds(client: Client, keys: QueueKeys): Promise<string[]> {
+  // In a cluster the queue's keys all live on the master that owns its slot.
+  const nodes: Redis[] = 'nodes' in client && typeof client.nodes === 'function' ? (client as Cluster).nodes('master') : [client as Redis];
+  const ids = new Set<string>();
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, found] = await node.scan(cursor, 'MATCH', `${keys.jobPrefix}*`, 'COUNT', 1000);
+      cursor = next;
+      for (const key of found) ids.add(key.slice(keys.jobPrefix.length));
+    } while (cursor !== '0');
+  }
+  return [...ids];
+}
+
+async function readStructures(client: Client, keys: QueueKeys): Promise<Map<string, Structure[]>> {
+  const [delayed, ready, prio, active, dead, done] = await Promise.all([
+    client.zrange(keys.delayed, '0', '-1'),
+    client.lrange(keys.ready, 0, -1),
+    client.zrange(keys.prio, '0', '-1'),
+    client.zrange(keys.active, '0', '-1'),
+    client.zrange(keys.dead, '0', '-1'),
+    client.zrange(keys.done, '0', '-1'),
+  ]);
+  const where = new Map<string, Structure[]>();
+  const note = (ids: string[], structure: Structure) => {
+    for (const id of ids) {
+      const list = where.get(id);
+      if (list) list.push(structure);
+      else where.set(id, [structure]);
+    }
+  };
+  note(delayed, 'delayed');
+  note(ready, 'ready');
+  note(prio, 'ready');
+  note(active, 'active');
+  note(dead, 'dead');
+  note(done, 'done');
+  return where;
+}
+
+export async function diagnose(client: Client, keys: QueueKeys): Promise<{ jobs: number; problems: Problem[] }> {
+  const [ids, where] = await Promise.all([scanJobIds(client, keys), readStructures(client, keys)]);
+  const problems: Problem[] = [];
+  const hashes = new Map<string, Record<string, string>>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const pipeline = client.pipeline();
+    const chunk = ids.slice(i, i + 500);
+    for (const id of chunk) pipeline.hgetall(keys.jobPrefix + id);
+    const replies = (await pipeline.exec()) ?? [];
+    chunk.forEach((id, j) => {
+      const hash = replies[j]?.[1] as Record<string, string> | undefined;
+      if (hash && Object.keys(hash).length > 0) hashes.set(id, hash);
+    });
+  }
+
+  for (const [id, hash] of hashes) {
+    const state = hash.state ?? '';
+    const places = where.get(id) ?? [];
+    const missing = REQUIRED_FIELDS.filter((f) => hash[f] === undefined);
+    if (missing.length > 0) {
+      problems.push({ kind: 'bad-job', id, detail: `job ${id} is missing ${missing.join(', ')}` });
+    } else if (!STRUCTURES.includes(state as Structure)) {
+      problems.push({ kind: 'bad-job', id, detail: `job ${id} has unknown state "${state}"` });
+    }
+    if (places.length === 0) {
+      problems.push({ kind: 'orphan-job', id, state, detail: `job ${id} (${state || 'no state'}) is in no structure` });
+    } else if (places.length > 1) {
+      problems.push({ kind: 'duplicate', id, in: places, detail: `job ${id} is in ${places.join(' and ')}` });
+    } else if (places[0] !== state && STRUCTURES.includes(state as Structure)) {
+      problems.push({
+        kind: 'wrong-state',
+        id,
+        state,
+        in: places[0] as Structure,
+        detail: `job ${id} is in ${places[0]} but its state says ${state}`,
+      });
+    }
+  }
+  for (const [id, places] of where) {
+    if (hashes.has(id)) continue;
+    for (const place of places) {
+      problems.push({ kind: 'missing-job', id, in: place, detail: `${place} holds id ${id}, which has no job hash` });
+    }
+  }
+  return { jobs: hashes.size, problems };
+}
+
+async function removeFrom(client: Client, keys: QueueKeys, structure: Structure, id: string): Promise<void> {
+  if (structure === 'ready') {
+    await client.lrem(keys.ready, 0, id);
+    await client.zrem(keys.prio, id);
+  } else {
+    await client.zrem(keys[structure], id);
+  }
+}
+
+async function placeAsState(client: Client, keys: QueueKeys, id: string, hash: Record<string, string>): Promise<void> {
+  const state = hash.state ?? '';
+  const at = Number(hash.finishedAt ?? hash.dueAt) || Date.now();
+  if (state === 'done' || state === 'dead') {
+    await client.zadd(keys[state], at, id);
+  } else {
+    // Anything else runs again: at-least-once, never lost. Its token is cleared so no old worker
+    // can finish it, and a job with missing fields reaches a worker, which sends it to dead.
+    await client.hset(keys.jobPrefix + id, 'state', 'ready', 'token', '');
+    await client.lpush(keys.ready, id);
+  }
+}
+
+/**
+ * Repairs what diagnose found. Not one atomic script: it is meant for a queue whose workers may
+ * be running, and each step is an idempotent single-key command that is right whatever happens
+ * between steps; run `doctor` again to confirm.
+ */
+export async function repair(client: Client, keys: QueueKeys, problems: readonly Problem[]): Promise<number> {
+  let fixed = 0;
+  for (const problem of problems) {
+    const jobHashKey = keys.jobPrefix + problem.id;
+    switch (problem.kind) {
+      case 'missing-job':
+        await removeFrom(client, keys, problem.in, problem.id);
+        fixed++;
+        break;
+      case 'orphan-job': {
+        const hash = await client.hgetall(jobHashKey);
+        if (Object.keys(hash).length > 0) await placeAsState(client, keys, problem.id, hash);
+        fixed++;
+        break;
+      }
+      case 'duplicate':
+      case 'wrong-state': {
+        const hash = await client.hgetall(jobHashKey);
+        const places = problem.kind === 'duplicate' ? problem.in : [problem.in];
+        const state = hash.state ?? '';
+        for (const place of places) {
+          if (place !== state) await removeFrom(client, keys, place, problem.id);
+        }
+        if (!places.includes(state as Structure)) await placeAsState(client, keys, problem.id, hash);
+        fixed++;
+        break;
+      }
+      case 'bad-job':
+        // Left to the worker: a claimed job it cannot read goes to dead with the reason.
+        break;
+    }
+  }
+  return fixed;
+}

@@ -1,0 +1,185 @@
+import { BATCH, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_PREFIX } from '../defaults.js';
+import { ClosedError, InvalidStateError, JobNotFoundError, ValidationError } from '../errors.js';
+import { type Client, type ConnectionOption, checkConnection, closeClient, type OpenedClient, openClient } from '../redis/connection.js';
+import { checkPrefix, checkQueueName, type QueueKeys, queueKeys } from '../redis/keys.js';
+import { type NewJob, Store } from '../redis/store.js';
+import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
+import { describe } from '../util/describe.js';
+import { DeadLetters } from './dead-letters.js';
+import { type DoctorReport, diagnose, repair } from './doctor.js';
+import { type JobInfo, jobInfoFromHash } from './job-info.js';
+import { checkDefaultJobOptions, type DefaultJobOptions, type JobOptions, prepareJob } from './job-options.js';
+
+export interface QueueOptions {
+  /** Redis URL, ioredis options, or an ioredis client to share. @default localhost:6379 */
+  connection?: ConnectionOption;
+  /** Start of every key. @default 'dueq' */
+  prefix?: string;
+  /** Largest job data accepted, in bytes of JSON. @default 524288 (512 KiB) */
+  maxPayloadBytes?: number;
+  /** Options applied to every add unless the add gives its own. */
+  defaultJobOptions?: DefaultJobOptions;
+}
+
+export interface BulkJob {
+  type: string;
+  data?: unknown;
+  opts?: JobOptions;
+}
+
+export interface QueueCounts {
+  delayed: number;
+  ready: number;
+  active: number;
+  dead: number;
+  /** Jobs completed since the queue began (completed jobs are deleted unless kept). */
+  done: number;
+  paused: boolean;
+}
+
+/**
+ * What `cancel` did: removed a waiting job; signalled the worker running it (its AbortSignal
+ * fires; the job is deleted when the attempt ends, unless it completed first); found no such job
+ * (it may have completed and been deleted); or found it done or dead, with nothing to cancel.
+ */
+export type CancelResult = 'removed' | 'signalled' | 'not-found' | 'finished';
+
+const QUEUE_OPTION_NAMES = ['connection', 'prefix', 'maxPayloadBytes', 'defaultJobOptions'] as const;
+
+/**
+ * The producer side and the inspection API of one queue: add jobs, look them up, cancel, run now,
+ * pause, and work the dead-letter queue.
+ */
+export class Queue {
+  readonly name: string;
+  readonly prefix: string;
+  readonly dead: DeadLetters;
+  /** @internal the key names, for Worker and Scheduler built on this queue */
+  readonly keys: QueueKeys;
+  /** @internal what the queue was given, so that a Worker or Scheduler can connect alike */
+  readonly connectionOption: ConnectionOption | undefined;
+  private readonly opened: OpenedClient;
+  private readonly store: Store;
+  private readonly maxPayloadBytes: number;
+  private readonly defaults: DefaultJobOptions;
+  private closed = false;
+
+  constructor(name: string, options: QueueOptions = {}) {
+    this.name = checkQueueName(name);
+    const opts = checkPlainObject('Queue options', options);
+    checkKnownKeys('Queue options', opts, QUEUE_OPTION_NAMES);
+    checkConnection(options.connection);
+    this.prefix = options.prefix === undefined ? DEFAULT_PREFIX : checkPrefix(options.prefix);
+    this.maxPayloadBytes =
+      options.maxPayloadBytes === undefined
+        ? DEFAULT_MAX_PAYLOAD_BYTES
+        : checkInteger('maxPayloadBytes', options.maxPayloadBytes, 2, 512 * 1024 * 1024);
+    this.defaults = checkDefaultJobOptions(options.defaultJobOptions);
+    this.keys = queueKeys(this.prefix, this.name);
+    this.connectionOption = options.connection;
+    this.opened = openClient(options.connection, { name: `dueq:queue:${this.name}` });
+    this.store = new Store(this.opened.client, this.keys);
+    this.dead = new DeadLetters(this.store, this.name, () => this.ensureOpen());
+  }
+
+  /** The Redis client this queue uses (shared with the caller when one was given). */
+  get client(): Client {
+    return this.opened.client;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new ClosedError(`Queue "${this.name}"`);
+  }
+
+  /**
+   * Adds one job and returns its id. Due now (no delay, or `at` in the past), it is ready at once;
+   * otherwise it waits in `delayed` until Redis time reaches its due time. Every option is checked
+   * first: a refused add throws and stores nothing.
+   */
+  async add(type: string, data?: unknown, options?: JobOptions): Promise<string> {
+    this.ensureOpen();
+    const job = prepareJob(type, data, options, this.defaults, this.maxPayloadBytes);
+    const [reply] = await this.store.add([job]);
+    if (!reply) throw new ValidationError('add returned no id');
+    return reply.id;
+  }
+
+  /**
+   * Adds many jobs, one script call per chunk of 250, and returns their ids in order. Every job is
+   * checked before any is sent: one bad job refuses the whole call and stores nothing.
+   */
+  async addBulk(jobs: readonly BulkJob[]): Promise<string[]> {
+    this.ensureOpen();
+    if (!Array.isArray(jobs)) throw new ValidationError(`Expected addBulk to get an array of jobs, got ${describe(jobs)}`);
+    const prepared: NewJob[] = jobs.map((entry, i) => {
+      const object = checkPlainObject(`jobs[${i}]`, entry);
+      checkKnownKeys(`jobs[${i}]`, object, ['type', 'data', 'opts']);
+      try {
+        return prepareJob(entry.type, entry.data, entry.opts, this.defaults, this.maxPayloadBytes);
+      } catch (err) {
+        if (err instanceof Error) err.message = `jobs[${i}]: ${err.message}`;
+        throw err;
+      }
+    });
+    const chunks: NewJob[][] = [];
+    for (let i = 0; i < prepared.length; i += BATCH.add) chunks.push(prepared.slice(i, i + BATCH.add));
+    const replies = await Promise.all(chunks.map((chunk) => this.store.add(chunk)));
+    return replies.flat().map((r) => r.id);
+  }
+
+  async getJob(id: string): Promise<JobInfo | null> {
+    this.ensureOpen();
+    if (typeof id !== 'string' || id === '') throw new ValidationError(`Expected a job id, got ${describe(id)}`);
+    const hash = await this.store.readJob(id);
+    return hash ? jobInfoFromHash(id, hash) : null;
+  }
+
+  async counts(): Promise<QueueCounts> {
+    this.ensureOpen();
+    const c = await this.store.counts();
+    return { delayed: c.delayed, ready: c.ready, active: c.active, dead: c.dead, done: c.completed, paused: c.paused };
+  }
+
+  /** Removes a waiting job, or fires the AbortSignal of the running one. See CancelResult. */
+  async cancel(id: string): Promise<CancelResult> {
+    this.ensureOpen();
+    if (typeof id !== 'string' || id === '') throw new ValidationError(`Expected a job id, got ${describe(id)}`);
+    const { code } = await this.store.cancel(id);
+    return (['not-found', 'removed', 'signalled', 'finished'] as const)[code];
+  }
+
+  /** Makes a delayed job ready now, or replays a dead one. Throws for a missing or running job. */
+  async runNow(id: string): Promise<void> {
+    this.ensureOpen();
+    if (typeof id !== 'string' || id === '') throw new ValidationError(`Expected a job id, got ${describe(id)}`);
+    const { code, state } = await this.store.runNow(id);
+    if (code === 0) throw new JobNotFoundError(this.name, id);
+    if (code === 2) throw new InvalidStateError(id, state, 'only delayed or dead jobs can be run now');
+  }
+
+  /** Stops every worker of this queue from claiming; running jobs finish, due jobs wait in ready. */
+  async pause(): Promise<void> {
+    this.ensureOpen();
+    await this.store.setPaused(true);
+  }
+
+  async resume(): Promise<void> {
+    this.ensureOpen();
+    await this.store.setPaused(false);
+  }
+
+  /** Checks the queue's invariants (DESIGN §3.1); with `repair`, fixes orphans and strays. */
+  async doctor(options: { repair?: boolean } = {}): Promise<DoctorReport> {
+    this.ensureOpen();
+    const { jobs, problems } = await diagnose(this.client, this.keys);
+    const repaired = options.repair && problems.length > 0 ? await repair(this.client, this.keys, problems) : 0;
+    return { ok: problems.length === 0, jobs, problems, repaired };
+  }
+
+  /** Closes the queue's own connection (a shared one stays open). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await closeClient(this.opened);
+  }
+}

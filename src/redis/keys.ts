@@ -1,0 +1,71 @@
+import { LIMITS } from '../defaults.js';
+import { ValidationError } from '../errors.js';
+import { describe } from '../util/describe.js';
+
+/**
+ * Every key of one queue, built in one place. All share the hash tag `{name}`, so a queue lives
+ * in one Redis Cluster slot and every script may touch all of it (DESIGN §2).
+ */
+export interface QueueKeys {
+  /** `dueq:{orders}:` — the common start of every key below. */
+  readonly base: string;
+  /** Start of job hash keys: `job:<id>`. */
+  readonly jobPrefix: string;
+  /** Start of dedup keys: `key:<k>` → id of the waiting or running job that holds it. */
+  readonly dedupPrefix: string;
+  readonly delayed: string;
+  readonly ready: string;
+  /** Ready jobs with priority > 0, scored so that ZPOPMIN gives the highest priority, oldest first. */
+  readonly prio: string;
+  readonly active: string;
+  readonly dead: string;
+  readonly done: string;
+  readonly meta: string;
+  readonly stats: string;
+  readonly wake: string;
+  /** Pub/Sub channel: cancel notices for running jobs. */
+  readonly control: string;
+}
+
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+export function checkQueueName(name: unknown): string {
+  if (typeof name !== 'string' || name.length > LIMITS.queueNameLength || !NAME_PATTERN.test(name)) {
+    throw new ValidationError(
+      `Expected queue name to be 1 to ${LIMITS.queueNameLength} characters of letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got ${describe(name)}`,
+    );
+  }
+  return name;
+}
+
+export function checkPrefix(prefix: unknown): string {
+  if (typeof prefix !== 'string' || !/^[A-Za-z0-9._:-]{1,50}$/.test(prefix)) {
+    throw new ValidationError(
+      `Expected \`prefix\` to be 1 to 50 characters of letters, digits, '.', '_', ':' or '-', got ${describe(prefix)}`,
+    );
+  }
+  return prefix;
+}
+
+export function queueKeys(prefix: string, name: string): QueueKeys {
+  const base = `${prefix}:{${name}}:`;
+  return {
+    base,
+    jobPrefix: `${base}job:`,
+    dedupPrefix: `${base}key:`,
+    delayed: `${base}delayed`,
+    ready: `${base}ready`,
+    prio: `${base}prio`,
+    active: `${base}active`,
+    dead: `${base}dead`,
+    done: `${base}done`,
+    meta: `${base}meta`,
+    stats: `${base}stats`,
+    wake: `${base}wake`,
+    control: `${base}control`,
+  };
+}
+
+export function jobKey(keys: QueueKeys, id: string): string {
+  return keys.jobPrefix + id;
+}

@@ -1,0 +1,336 @@
+import { BATCH, ERROR_HISTORY } from '../defaults.js';
+import { RedisError } from '../errors.js';
+import { commandName, registerScripts, type ScriptName } from '../scripts/loader.js';
+import type { Client } from './connection.js';
+import { jobKey, type QueueKeys } from './keys.js';
+
+/**
+ * The one layer that runs dueq's scripts: Queue, Worker and Scheduler call these typed methods,
+ * never Redis directly for a state change. Each method names the script it runs; the script's
+ * header documents its keys, arguments and codes.
+ */
+
+/** A job as `add.lua` stores it: validated and serialised by queue/job-options.ts. */
+export interface NewJob {
+  id: string;
+  type: string;
+  data: string;
+  delayMs: number | undefined;
+  atMs: number | undefined;
+  priority: number;
+  maxAttempts: number;
+  backoff: string;
+  timeoutMs: number | undefined;
+  key: string | undefined;
+  keep: string | undefined;
+}
+
+/** A job as `claim.lua` hands it to a worker. */
+export interface ClaimedJob {
+  id: string;
+  type: string;
+  data: string;
+  attempt: number;
+  maxAttempts: number;
+  timeoutMs: number;
+  backoff: string;
+  dueAt: number;
+  key: string;
+  /** The job is kept after it completes, so its result is stored. */
+  keep: boolean;
+  createdAt: number;
+  priority: number;
+  token: string;
+}
+
+export interface ClaimReply {
+  /** Redis time in microseconds since the epoch, read inside the script. */
+  redisTimeUs: number;
+  /** Due time of the earliest delayed job (ms), or -1. */
+  nextDue: number;
+  paused: boolean;
+  /** Work is left in `ready` (or due in `delayed`) after this claim. */
+  more: boolean;
+  jobs: ClaimedJob[];
+}
+
+export interface Lease {
+  id: string;
+  token: string;
+}
+
+export type CompleteCode = 1 | 0 | -1;
+export type ExtendCode = 1 | 2 | 0;
+
+export interface FailReply {
+  /** 1 retrying, 2 dead, 3 deleted after a cancel, 0 lease gone, -1 job gone. */
+  code: 1 | 2 | 3 | 0 | -1;
+  dueAt: number;
+}
+
+export interface PromoteReply {
+  moved: number;
+  nextDue: number;
+  readyLength: number;
+  backpressure: boolean;
+  /** Redis time when the pass ran. */
+  now: number;
+}
+
+export interface CountsReply {
+  delayed: number;
+  ready: number;
+  active: number;
+  dead: number;
+  keptDone: number;
+  completed: number;
+  paused: boolean;
+}
+
+type Arg = string | number;
+
+const CLAIM_FIELDS = 12;
+const ADD_FIELDS = 11;
+
+export class Store {
+  constructor(
+    readonly client: Client,
+    readonly keys: QueueKeys,
+  ) {
+    registerScripts(client);
+  }
+
+  private run<T>(name: ScriptName, keys: readonly string[], args: readonly Arg[]): Promise<T> {
+    const command = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<T>>)[commandName(name)];
+    if (!command) throw new RedisError(`Script ${name} is not registered on this connection`);
+    return command.call(this.client, keys.length, ...keys, ...args);
+  }
+
+  private job(id: string): string {
+    return jobKey(this.keys, id);
+  }
+
+  /** add.lua: one call per chunk; `jobs` must fit one chunk (BATCH.add). */
+  async add(jobs: readonly NewJob[]): Promise<{ id: string; created: boolean }[]> {
+    const k = this.keys;
+    const keys: string[] = [k.delayed, k.ready, k.prio, k.meta, k.wake, k.stats];
+    const args: Arg[] = [k.jobPrefix, jobs.length];
+    for (const job of jobs) {
+      const hash = this.job(job.id);
+      keys.push(hash, job.key === undefined ? hash : k.dedupPrefix + job.key);
+      args.push(
+        job.id,
+        job.type,
+        job.data,
+        job.delayMs ?? '',
+        job.atMs ?? '',
+        job.priority,
+        job.maxAttempts,
+        job.backoff,
+        job.timeoutMs ?? '',
+        job.key ?? '',
+        job.keep ?? '',
+      );
+    }
+    if (args.length !== 2 + jobs.length * ADD_FIELDS) throw new RedisError('add: argument layout mismatch');
+    const reply = await this.run<Arg[]>('add', keys, args);
+    const out: { id: string; created: boolean }[] = [];
+    for (let i = 0; i < reply.length; i += 2) {
+      out.push({ id: String(reply[i]), created: reply[i + 1] === 1 });
+    }
+    return out;
+  }
+
+  /** claim.lua */
+  async claim(wanted: number, leaseMs: number, token: string): Promise<ClaimReply> {
+    const k = this.keys;
+    const reply = await this.run<Arg[]>(
+      'claim',
+      [k.delayed, k.ready, k.prio, k.active, k.meta, k.wake, `${k.base}claim:${token}`, k.dead, k.done],
+      [k.jobPrefix, wanted, leaseMs, token, BATCH.promote],
+    );
+    const flags = Number(reply[3]);
+    const jobs: ClaimedJob[] = [];
+    for (let i = 4; i + CLAIM_FIELDS <= reply.length; i += CLAIM_FIELDS) {
+      jobs.push({
+        id: String(reply[i]),
+        type: String(reply[i + 1]),
+        data: String(reply[i + 2]),
+        attempt: Number(reply[i + 3]),
+        maxAttempts: Number(reply[i + 4]) || 1,
+        timeoutMs: Number(reply[i + 5]) || 0,
+        backoff: String(reply[i + 6]),
+        dueAt: Number(reply[i + 7]),
+        key: String(reply[i + 8]),
+        keep: reply[i + 9] !== '',
+        createdAt: Number(reply[i + 10]),
+        priority: Number(reply[i + 11]) || 0,
+        token,
+      });
+    }
+    return {
+      redisTimeUs: Number(reply[0]) * 1e6 + Number(reply[1]),
+      nextDue: Number(reply[2]),
+      paused: (flags & 1) !== 0,
+      more: (flags & 2) !== 0,
+      jobs,
+    };
+  }
+
+  /** complete.lua: `results` are JSON strings, stored only for jobs kept after completion. */
+  complete(leases: readonly Lease[], results: readonly string[]): Promise<CompleteCode[]> {
+    const k = this.keys;
+    const keys: string[] = [k.active, k.done, k.stats];
+    const args: Arg[] = [k.jobPrefix, k.dedupPrefix, leases.length, BATCH.retention];
+    leases.forEach((lease, i) => {
+      keys.push(this.job(lease.id));
+      args.push(lease.id, lease.token, results[i] ?? '');
+    });
+    return this.run<CompleteCode[]>('complete', keys, args);
+  }
+
+  /** fail.lua */
+  async fail(
+    lease: Lease,
+    error: { message: string; stack: string },
+    mode: 'retry' | 'dead',
+    random: number,
+  ): Promise<FailReply> {
+    const k = this.keys;
+    const [code, dueAt] = await this.run<[FailReply['code'], number]>(
+      'fail',
+      [this.job(lease.id), k.active, k.delayed, k.dead, k.stats, k.wake],
+      [lease.id, lease.token, k.dedupPrefix, error.message, error.stack, mode, random, ERROR_HISTORY.count],
+    );
+    return { code, dueAt };
+  }
+
+  /** retry-in.lua */
+  async retryIn(lease: Lease, delayMs: number): Promise<FailReply> {
+    const k = this.keys;
+    const [code, dueAt] = await this.run<[FailReply['code'], number]>(
+      'retryIn',
+      [this.job(lease.id), k.active, k.delayed, k.wake],
+      [lease.id, lease.token, k.dedupPrefix, delayMs],
+    );
+    return { code, dueAt };
+  }
+
+  /** extend.lua */
+  extend(leases: readonly Lease[], leaseMs: number): Promise<ExtendCode[]> {
+    const keys = [this.keys.active, ...leases.map((l) => this.job(l.id))];
+    const args: Arg[] = [leases.length, leaseMs];
+    for (const l of leases) args.push(l.id, l.token);
+    return this.run<ExtendCode[]>('extend', keys, args);
+  }
+
+  /** release.lua */
+  release(leases: readonly Lease[]): Promise<number> {
+    const k = this.keys;
+    const keys = [k.active, k.ready, k.prio, k.wake, k.stats, ...leases.map((l) => this.job(l.id))];
+    const args: Arg[] = [leases.length, k.dedupPrefix];
+    for (const l of leases) args.push(l.id, l.token);
+    return this.run<number>('release', keys, args);
+  }
+
+  /** progress.lua */
+  async progress(lease: Lease, value: number): Promise<boolean> {
+    return (await this.run<number>('progress', [this.job(lease.id)], [lease.token, JSON.stringify(value)])) === 1;
+  }
+
+  /** reclaim.lua */
+  async reclaim(limit: number, random: number): Promise<{ reclaimed: number; dead: number }> {
+    const k = this.keys;
+    const [reclaimed, dead] = await this.run<[number, number]>(
+      'reclaim',
+      [k.active, k.delayed, k.dead, k.stats, k.wake, k.ready, k.prio, k.done],
+      [k.jobPrefix, k.dedupPrefix, limit, random, ERROR_HISTORY.count],
+    );
+    return { reclaimed, dead };
+  }
+
+  /** promote.lua */
+  async promote(limit: number, maxReady: number): Promise<PromoteReply> {
+    const k = this.keys;
+    const [moved, nextDue, readyLength, backpressure, now] = await this.run<[number, number, number, number, number]>(
+      'promote',
+      [k.delayed, k.ready, k.prio, k.meta, k.wake, k.active, k.dead, k.done],
+      [k.jobPrefix, limit, maxReady],
+    );
+    return { moved, nextDue, readyLength, backpressure: backpressure === 1, now };
+  }
+
+  /** cancel.lua */
+  async cancel(id: string): Promise<{ code: 0 | 1 | 2 | 3; state: string }> {
+    const k = this.keys;
+    const [code, state] = await this.run<[0 | 1 | 2 | 3, string]>(
+      'cancel',
+      [this.job(id), k.delayed, k.ready, k.prio, k.stats],
+      [id, k.dedupPrefix, k.control],
+    );
+    return { code, state };
+  }
+
+  /** run-now.lua */
+  async runNow(id: string): Promise<{ code: 0 | 1 | 2; state: string }> {
+    const k = this.keys;
+    const [code, state] = await this.run<[0 | 1 | 2, string]>(
+      'runNow',
+      [this.job(id), k.delayed, k.ready, k.prio, k.dead, k.meta, k.wake],
+      [id, k.dedupPrefix],
+    );
+    return { code, state };
+  }
+
+  /** dead-replay.lua: one batch; `requestId` makes a re-sent call a no-op. */
+  deadReplay(limit: number, requestId: string): Promise<number> {
+    const k = this.keys;
+    return this.run<number>(
+      'deadReplay',
+      [k.dead, k.ready, k.prio, k.meta, k.wake, k.stats, `${k.base}receipt:${requestId}`],
+      [k.jobPrefix, k.dedupPrefix, limit],
+    );
+  }
+
+  /** dead-remove.lua */
+  async deadRemove(id: string): Promise<{ code: 0 | 1 | 2; state: string }> {
+    const [code, state] = await this.run<[0 | 1 | 2, string]>('deadRemove', [this.job(id), this.keys.dead], [id]);
+    return { code, state };
+  }
+
+  /** dead-purge.lua: one batch. */
+  deadPurge(limit: number): Promise<number> {
+    return this.run<number>('deadPurge', [this.keys.dead], [this.keys.jobPrefix, limit]);
+  }
+
+  /** trim-done.lua: one batch. */
+  trimDone(limit: number): Promise<number> {
+    return this.run<number>('trimDone', [this.keys.done], [this.keys.jobPrefix, limit]);
+  }
+
+  /** counts.lua */
+  async counts(): Promise<CountsReply> {
+    const k = this.keys;
+    const r = await this.run<number[]>('counts', [k.delayed, k.ready, k.prio, k.active, k.dead, k.done, k.stats, k.meta], []);
+    return {
+      delayed: r[0] ?? 0,
+      ready: r[1] ?? 0,
+      active: r[2] ?? 0,
+      dead: r[3] ?? 0,
+      keptDone: r[4] ?? 0,
+      completed: r[5] ?? 0,
+      paused: r[6] === 1,
+    };
+  }
+
+  /** pause.lua */
+  async setPaused(paused: boolean): Promise<void> {
+    await this.run<number>('pause', [this.keys.meta, this.keys.wake], [paused ? '1' : '0']);
+  }
+
+  /** The whole job hash, for inspection (read only). */
+  async readJob(id: string): Promise<Record<string, string> | null> {
+    const hash = await this.client.hgetall(this.job(id));
+    return Object.keys(hash).length === 0 ? null : hash;
+  }
+}

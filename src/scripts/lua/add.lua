@@ -1,0 +1,102 @@
+--[[ add: stores new jobs, each in `delayed` or `ready` by its due time.
+
+KEYS[1] delayed   KEYS[2] ready   KEYS[3] prio   KEYS[4] meta   KEYS[5] wake   KEYS[6] stats
+KEYS[5 + 2i]      job hash of job i (i = 1..n)
+KEYS[6 + 2i]      dedup key of job i, or its job hash again when the job has no key
+ARGV[1] job key prefix   ARGV[2] n
+ARGV[3 + 11(i-1) …]      per job: id, type, data, delayMs, atMs, priority, maxAttempts, backoff,
+                         timeoutMs, key, keep ('' for none in delayMs, atMs, timeoutMs, key, keep);
+                         keep is '<count>:<ageMs>', how completed jobs are kept (0 = no limit)
+Returns {id1, created1, id2, created2, …}: created is 1 for a new job, 0 when the id already
+exists or the dedup key is held by a waiting or running job, whose id is returned instead.
+
+Safe to run twice: ids come from the client, so a re-sent add finds its own jobs and returns them.
+]]
+-- @include lib/time.lua
+-- @include lib/wake.lua
+-- @include lib/ready.lua
+
+local FIELDS = 11
+local jobPrefix = ARGV[1]
+local n = tonumber(ARGV[2])
+
+-- Validate everything before the first write: a script that fails half-way keeps its writes.
+for i = 1, n do
+  local o = 2 + (i - 1) * FIELDS
+  if ARGV[o + 1] == '' or ARGV[o + 2] == '' or not tonumber(ARGV[o + 6]) or not tonumber(ARGV[o + 7])
+    or (ARGV[o + 4] ~= '' and not tonumber(ARGV[o + 4])) or (ARGV[o + 5] ~= '' and not tonumber(ARGV[o + 5]))
+    or (ARGV[o + 9] ~= '' and not tonumber(ARGV[o + 9])) then
+    return redis.error_reply('ERR dueq add: malformed arguments for job ' .. tostring(ARGV[o + 1]))
+  end
+end
+
+local now = redisNow()
+local result = {}
+local created = 0
+
+for i = 1, n do
+  local o = 2 + (i - 1) * FIELDS
+  local id, key = ARGV[o + 1], ARGV[o + 10]
+  local jobKey, dedupKey = KEYS[5 + 2 * i], KEYS[6 + 2 * i]
+  local existing = nil
+  if redis.call('EXISTS', jobKey) == 1 then
+    existing = id
+  elseif key ~= '' then
+    local holder = redis.call('GET', dedupKey)
+    -- The holder's hash is in this queue's slot; a key left behind by a vanished job is stale.
+    if holder and redis.call('EXISTS', jobPrefix .. holder) == 1 then
+      existing = holder
+    end
+  end
+
+  if existing then
+    result[#result + 1] = existing
+    result[#result + 1] = 0
+  else
+    local due
+    if ARGV[o + 5] ~= '' then
+      due = tonumber(ARGV[o + 5])
+    else
+      due = now + tonumber(ARGV[o + 4] ~= '' and ARGV[o + 4] or 0)
+    end
+    local priority = tonumber(ARGV[o + 6])
+    local state = due > now and 'delayed' or 'ready'
+    local fields = {
+      'type', ARGV[o + 2], 'data', ARGV[o + 3], 'state', state, 'attempt', 0,
+      'maxAttempts', ARGV[o + 7], 'backoff', ARGV[o + 8], 'createdAt', now, 'dueAt', due,
+    }
+    if priority > 0 then
+      fields[#fields + 1] = 'priority'
+      fields[#fields + 1] = priority
+    end
+    if ARGV[o + 9] ~= '' then
+      fields[#fields + 1] = 'timeout'
+      fields[#fields + 1] = ARGV[o + 9]
+    end
+    if ARGV[o + 11] ~= '' then
+      fields[#fields + 1] = 'keep'
+      fields[#fields + 1] = ARGV[o + 11]
+    end
+    if key ~= '' then
+      fields[#fields + 1] = 'key'
+      fields[#fields + 1] = key
+      redis.call('SET', dedupKey, id)
+    end
+    redis.call('HSET', jobKey, unpack(fields))
+
+    if state == 'delayed' then
+      addDelayed(KEYS[1], KEYS[5], id, due)
+    else
+      pushReady(KEYS[2], KEYS[3], KEYS[4], id, priority)
+      wake(KEYS[5])
+    end
+    created = created + 1
+    result[#result + 1] = id
+    result[#result + 1] = 1
+  end
+end
+
+if created > 0 then
+  redis.call('HINCRBY', KEYS[6], 'added', created)
+end
+return result

@@ -1,0 +1,40 @@
+--[[ cancel: removes a waiting job, or asks the worker running it to stop.
+
+KEYS[1] job hash   KEYS[2] delayed   KEYS[3] ready   KEYS[4] prio   KEYS[5] stats
+ARGV[1] id   ARGV[2] dedup key prefix   ARGV[3] control channel
+Returns {code, state}: 1 removed (it was delayed or ready), 2 signalled (it is running: the
+worker fires its AbortSignal, and the job is deleted when the attempt ends unless it completed),
+0 no such job, 3 nothing to cancel (state is done or dead).
+
+Safe to run twice: a removed job is gone; a running one is flagged again and noticed once.
+]]
+-- @include lib/finish.lua
+
+local jobKey, delayedKey, readyKey, prioKey, statsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local id, dedupPrefix = ARGV[1], ARGV[2]
+
+local f = redis.call('HMGET', jobKey, 'state', 'key')
+local state = f[1]
+if not state then
+  return { 0, '' }
+end
+if state == 'active' then
+  redis.call('HSET', jobKey, 'cancel', '1')
+  -- The notice is fast; the heartbeat (extend.lua) catches one a reconnecting worker missed.
+  redis.call('PUBLISH', ARGV[3], 'cancel:' .. id)
+  return { 2, state }
+end
+if state == 'delayed' then
+  redis.call('ZREM', delayedKey, id)
+elseif state == 'ready' then
+  -- LREM walks the list; cancelling a ready job is rare next to claims, which stay O(1).
+  if redis.call('ZREM', prioKey, id) == 0 then
+    redis.call('LREM', readyKey, 1, id)
+  end
+else
+  return { 3, state }
+end
+releaseDedupKey(dedupPrefix, f[2], id)
+redis.call('DEL', jobKey)
+redis.call('HINCRBY', statsKey, 'cancelled', 1)
+return { 1, state }

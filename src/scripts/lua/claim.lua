@@ -1,0 +1,128 @@
+--[[ claim: leases up to n ready jobs to one worker, promoting due jobs first when `ready` runs low.
+
+KEYS[1] delayed   KEYS[2] ready   KEYS[3] prio   KEYS[4] active   KEYS[5] meta   KEYS[6] wake
+KEYS[7] receipt: `claim:<token>`, the ids this call claimed, kept for one lease period
+KEYS[8] dead   KEYS[9] done
+ARGV[1] job key prefix   ARGV[2] n, jobs wanted   ARGV[3] leaseMs   ARGV[4] lease token, unique
+to this call   ARGV[5] promote limit
+Returns {seconds, microseconds, nextDue, flags, then 12 values per claimed job:
+         id, type, data, attempt, maxAttempts, timeoutMs, backoff, dueAt, key, keep, createdAt,
+         priority}
+  seconds, microseconds: Redis TIME, so the worker can track its offset from Redis time;
+  nextDue: due time of the earliest delayed job, -1 when there is none;
+  flags: 1 the queue is paused (nothing claimed), 2 more work is ready now.
+
+A job leaves `ready` and enters `active` with its lease deadline in this one script: there is no
+window in which a killed worker loses it (DESIGN §3.3). The job hashes are found here and cannot
+be declared in KEYS; they share the queue's slot, and all reads of a job precede its writes.
+Safe to run twice: a re-sent claim (same token) finds its receipt and answers with the jobs the
+first run claimed, instead of claiming a second batch nobody would run.
+]]
+-- @include lib/time.lua
+-- @include lib/wake.lua
+-- @include lib/ready.lua
+-- @include lib/heal.lua
+-- @include lib/promote.lua
+
+local delayedKey, readyKey, prioKey, activeKey, metaKey, wakeKey, receiptKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local S = { delayed = delayedKey, ready = readyKey, prio = prioKey, active = activeKey, dead = KEYS[8], done = KEYS[9] }
+local jobPrefix = ARGV[1]
+local wanted = tonumber(ARGV[2])
+local leaseMs = tonumber(ARGV[3])
+local token = ARGV[4]
+local promoteLimit = tonumber(ARGV[5])
+
+local now, time = redisNow()
+
+local function nextDue()
+  local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+  return head[2] and tonumber(head[2]) or -1
+end
+
+local out = { time[1], time[2], 0, 0 }
+local got = 0
+local claimed = {}
+local FIELDS = { 'state', 'type', 'data', 'attempt', 'maxAttempts', 'timeout', 'backoff', 'dueAt', 'key', 'keep', 'createdAt', 'priority', 'token' }
+
+local function append(id, f, attempt)
+  local o = #out
+  out[o + 1] = id
+  out[o + 4] = attempt
+  for j = 2, 12 do
+    if j ~= 4 then
+      out[o + j] = f[j] or ''
+    end
+  end
+end
+
+local receipt = redis.call('GET', receiptKey)
+if receipt then
+  for id in string.gmatch(receipt, '[^\n]+') do
+    local f = redis.call('HMGET', jobPrefix .. id, unpack(FIELDS))
+    if f[1] == 'active' and f[13] == token then
+      append(id, f, tonumber(f[4]))
+    end
+  end
+  out[3] = nextDue()
+  return out
+end
+
+if redis.call('HGET', metaKey, 'paused') == '1' then
+  return { time[1], time[2], nextDue(), 1 }
+end
+
+if readyLength(readyKey, prioKey) < wanted then
+  promoteDue(S, metaKey, jobPrefix, now, promoteLimit)
+end
+
+local deadline = now + leaseMs
+
+local function claimOne(id)
+  local jobKey = jobPrefix .. id
+  local f = redis.call('HMGET', jobKey, unpack(FIELDS))
+  if f[1] ~= 'ready' and resolveStray(S, jobKey, id, f[1], now) ~= 'take' then
+    return
+  end
+  local attempt = (tonumber(f[4]) or 0) + 1
+  redis.call('HSET', jobKey, 'state', 'active', 'attempt', attempt, 'token', token, 'startedAt', now)
+  redis.call('ZADD', activeKey, deadline, id)
+  got = got + 1
+  claimed[got] = id
+  append(id, f, attempt)
+end
+
+-- Higher priorities first; each pass pops what is still wanted, skipped ids make another pass.
+while got < wanted do
+  local popped = redis.call('ZPOPMIN', prioKey, wanted - got)
+  if #popped == 0 then
+    break
+  end
+  for i = 1, #popped, 2 do
+    claimOne(popped[i])
+  end
+end
+while got < wanted do
+  local popped = redis.call('LPOP', readyKey, wanted - got)
+  if not popped then
+    break
+  end
+  for i = 1, #popped do
+    claimOne(popped[i])
+  end
+end
+
+if got > 0 then
+  -- Ids never hold control characters (the client refuses them), so a newline separates them.
+  redis.call('SET', receiptKey, table.concat(claimed, '\n'), 'PX', leaseMs)
+end
+
+local flags = 0
+local head = nextDue()
+if readyLength(readyKey, prioKey) > 0 or (head ~= -1 and head <= now) then
+  -- Work is left: wake another idle worker to take it (the chain described in lib/wake.lua).
+  flags = 2
+  wake(wakeKey)
+end
+out[3] = head
+out[4] = flags
+return out

@@ -1,0 +1,40 @@
+--[[ retry-in: a running job asks to run again later without counting a failure (job.retryIn):
+polling jobs, like a payment check that waits for a callback (seed 000 §6).
+
+KEYS[1] job hash   KEYS[2] active   KEYS[3] delayed   KEYS[4] wake
+ARGV[1] id   ARGV[2] lease token   ARGV[3] dedup key prefix   ARGV[4] delay in ms
+Returns {code, dueAt}: 1 rescheduled at dueAt, 3 deleted (a cancel was requested while it ran),
+0 refused (the lease is gone), -1 the job no longer exists.
+
+The attempt taken by the claim is given back. Safe to run twice: the token stays on the job.
+]]
+-- @include lib/time.lua
+-- @include lib/wake.lua
+-- @include lib/finish.lua
+
+local jobKey, activeKey, delayedKey, wakeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local id, token, dedupPrefix = ARGV[1], ARGV[2], ARGV[3]
+
+local f = redis.call('HMGET', jobKey, 'state', 'token', 'attempt', 'key', 'cancel', 'dueAt')
+if not f[1] then
+  return { -1, 0 }
+end
+if f[2] ~= token then
+  return { 0, 0 }
+end
+if f[1] == 'delayed' then
+  return { 1, tonumber(f[6]) }
+elseif f[1] ~= 'active' then
+  return { 0, 0 }
+end
+
+redis.call('ZREM', activeKey, id)
+if f[5] == '1' then
+  releaseDedupKey(dedupPrefix, f[4], id)
+  redis.call('DEL', jobKey)
+  return { 3, 0 }
+end
+local due = redisNow() + tonumber(ARGV[4])
+redis.call('HSET', jobKey, 'state', 'delayed', 'dueAt', due, 'attempt', math.max((tonumber(f[3]) or 1) - 1, 0))
+addDelayed(delayedKey, wakeKey, id, due)
+return { 1, due }

@@ -1,0 +1,423 @@
+import { EventEmitter } from 'node:events';
+import {
+  DEFAULT_CLOSE_TIMEOUT_MS,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_LEASE_MS,
+  DEFAULT_PREFIX,
+  LIMITS,
+  WORKER,
+} from '../defaults.js';
+import {
+  BadJobDataError,
+  JobCancelledError,
+  JobTimeoutError,
+  LeaseLostError,
+  NoHandlerError,
+  ShutdownError,
+  UnrecoverableError,
+  ValidationError,
+} from '../errors.js';
+import type { JobInfo, JobState } from '../queue/job-info.js';
+import { decodeBackoff } from '../queue/backoff.js';
+import type { Queue } from '../queue/queue.js';
+import { type ConnectionOption, checkConnection, closeClient, type OpenedClient, openClient } from '../redis/connection.js';
+import { checkPrefix, checkQueueName, queueKeys } from '../redis/keys.js';
+import { type ClaimedJob, type CompleteCode, type ExtendCode, type FailReply, Store } from '../redis/store.js';
+import { Reclaimer } from '../scheduler/reclaimer.js';
+import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
+import { describe } from '../util/describe.js';
+import { parseDuration } from '../util/duration.js';
+import { newWorkerId } from '../util/ids.js';
+import { type Ack, AckBuffer } from './ack-buffer.js';
+import { ControlListener } from './control.js';
+import { Fetcher } from './fetcher.js';
+import { Heartbeat } from './heartbeat.js';
+import { JobContext, type JobControls, RetryLater } from './job-context.js';
+import { isUnrecoverable, storedError, toError } from './job-error.js';
+import { RedisClock } from './redis-clock.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers choose their own data types
+export type Handler<Data = any, Result = unknown> = (job: JobContext<Data>) => Promise<Result> | Result;
+export type Handlers = Record<string, Handler>;
+
+export interface WorkerOptions {
+  /** Redis URL, ioredis options, or an ioredis client to share. @default the Queue's, or localhost:6379 */
+  connection?: ConnectionOption;
+  /** @default the Queue's, or 'dueq' */
+  prefix?: string;
+  /** Jobs run at once. @default 16 */
+  concurrency?: number;
+  /** How long a claimed job is leased before it may be reclaimed; renewed every third of it. @default 30000 */
+  leaseMs?: number | string;
+  /**
+   * How often this worker also looks for expired leases (any Scheduler does too), so that a
+   * deployment of workers alone recovers jobs whose worker died. 0 turns it off. @default 5000
+   */
+  reclaimIntervalMs?: number;
+}
+
+export interface WorkerEvents {
+  completed: [job: JobInfo, result: unknown];
+  /** Every failed attempt; followed by 'retrying' or 'dead'. */
+  failed: [job: JobInfo, error: Error];
+  retrying: [job: JobInfo, error: Error];
+  dead: [job: JobInfo, error: Error];
+  /** Connection and internal errors, and leases lost; a failing job is not an 'error'. */
+  error: [error: Error];
+}
+
+type Outcome =
+  | { kind: 'completed'; value: unknown }
+  | { kind: 'failed'; error: Error; mode: 'retry' | 'dead' }
+  | { kind: 'retryIn'; delayMs: number };
+
+interface Running {
+  job: ClaimedJob;
+  ctx: JobContext | undefined;
+  data: unknown;
+  timer: NodeJS.Timeout | undefined;
+  /** The outcome went out already (timeout), or must not (lease lost, handed back). */
+  settled: boolean;
+}
+
+const WORKER_OPTION_NAMES = ['connection', 'prefix', 'concurrency', 'leaseMs', 'reclaimIntervalMs'] as const;
+
+/**
+ * Runs jobs of one queue: claims them in batches, calls the handler for their type, and reports
+ * each outcome with the lease token it was claimed with. Starts at once.
+ */
+export class Worker extends EventEmitter<WorkerEvents> {
+  readonly name: string;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  /** Unique to this worker; lease tokens start with it. */
+  readonly id = newWorkerId();
+  private readonly handlers: Handlers;
+  private readonly command: OpenedClient;
+  private readonly blocker: OpenedClient;
+  private readonly subscriber: OpenedClient;
+  private readonly store: Store;
+  private readonly clock = new RedisClock();
+  private readonly fetcher: Fetcher;
+  private readonly acks: AckBuffer;
+  private readonly heartbeat: Heartbeat;
+  private readonly reclaimer: Reclaimer | undefined;
+  private readonly running = new Map<string, Running>();
+  private readonly reports = new Set<Promise<void>>();
+  private slotsUsed = 0;
+  private idleWaiters: (() => void)[] = [];
+  private readonly ready: Promise<void>;
+  private closing: Promise<void> | undefined;
+
+  constructor(queue: string | Queue, handlers: Handlers, options: WorkerOptions = {}) {
+    super();
+    const opts = checkPlainObject('Worker options', options);
+    checkKnownKeys('Worker options', opts, WORKER_OPTION_NAMES);
+    checkConnection(options.connection);
+    const fromQueue = typeof queue === 'string' ? undefined : queue;
+    this.name = checkQueueName(fromQueue ? fromQueue.name : queue);
+    const prefix = options.prefix === undefined ? (fromQueue?.prefix ?? DEFAULT_PREFIX) : checkPrefix(options.prefix);
+    this.handlers = checkHandlers(handlers);
+    this.concurrency =
+      options.concurrency === undefined
+        ? DEFAULT_CONCURRENCY
+        : checkInteger('concurrency', options.concurrency, 1, LIMITS.concurrency);
+    this.leaseMs = options.leaseMs === undefined ? DEFAULT_LEASE_MS : parseDuration('leaseMs', options.leaseMs, LIMITS.delayMs);
+    if (this.leaseMs < 1_000) throw new ValidationError(`Expected \`leaseMs\` to be at least 1000, got ${describe(this.leaseMs)}`);
+    const reclaimIntervalMs =
+      options.reclaimIntervalMs === undefined
+        ? WORKER.reclaimIntervalMs
+        : checkInteger('reclaimIntervalMs', options.reclaimIntervalMs, 0, LIMITS.delayMs);
+
+    const connection = options.connection ?? fromQueue?.connectionOption;
+    const keys = queueKeys(prefix, this.name);
+    const label = `dueq:worker:${this.name}:${this.id}`;
+    this.command = openClient(connection, { name: label, waitForRedis: true });
+    this.blocker = openClient(connection, { name: `${label}:wait`, waitForRedis: true, dedicated: true });
+    this.subscriber = openClient(connection, { name: `${label}:control`, waitForRedis: true, dedicated: true });
+    for (const { client, owned } of [this.command, this.blocker, this.subscriber]) {
+      // ioredis reports connection trouble on its own 'error' event; an unhandled one would crash.
+      if (owned) client.on('error', (err: Error) => this.reportError(err));
+    }
+    this.store = new Store(this.command.client, keys);
+
+    this.acks = new AckBuffer(
+      this.store,
+      (ack, code) => this.afterComplete(ack, code),
+      (error, lost) => this.reportError(toError(error), `${lost.length} completions could not be recorded`),
+    );
+    this.fetcher = new Fetcher({
+      store: this.store,
+      blocker: this.blocker.client,
+      clock: this.clock,
+      leaseMs: this.leaseMs,
+      workerId: this.id,
+      capacity: () => this.concurrency - this.slotsUsed,
+      deliver: (jobs) => {
+        for (const job of jobs) void this.execute(job);
+      },
+      giveBack: async (jobs) => {
+        await this.store.release(jobs);
+      },
+      onError: (error) => this.reportError(toError(error)),
+    });
+    this.heartbeat = new Heartbeat(
+      this.store,
+      this.leaseMs,
+      () => this.heldJobs(),
+      (jobs, codes) => this.afterExtend(jobs, codes),
+      (error) => this.reportError(toError(error)),
+    );
+    this.reclaimer =
+      reclaimIntervalMs > 0
+        ? new Reclaimer(this.store, reclaimIntervalMs, () => {}, (error) => this.reportError(toError(error)))
+        : undefined;
+
+    const control = new ControlListener(this.subscriber.client, keys.control, (id) => {
+      this.running.get(id)?.ctx?.abort(new JobCancelledError(id));
+    });
+    const listening = control.start().catch((error: unknown) => this.reportError(toError(error)));
+    this.heartbeat.start();
+    this.reclaimer?.start(reclaimIntervalMs);
+    this.fetcher.start();
+    this.ready = Promise.all([listening, this.fetcher.firstClaim]).then(() => undefined);
+  }
+
+  /** Resolves once the worker listens for cancel notices and has made its first claim. */
+  waitUntilReady(): Promise<void> {
+    return this.ready;
+  }
+
+  /** Jobs whose handlers are running now. */
+  get activeCount(): number {
+    return this.slotsUsed;
+  }
+
+  private readonly controls: JobControls = {
+    progress: async (job, value) => {
+      if (!(await this.store.progress(job, value))) throw new LeaseLostError(job.id);
+    },
+    extendLease: async (job, ms) => {
+      const [code] = await this.store.extend([job], ms);
+      if (code === 0) throw new LeaseLostError(job.id);
+    },
+  };
+
+  private async execute(job: ClaimedJob): Promise<void> {
+    this.slotsUsed++;
+    const entry: Running = { job, ctx: undefined, data: undefined, timer: undefined, settled: false };
+    this.running.set(job.id, entry);
+    const outcome = await this.runHandler(entry);
+    clearTimeout(entry.timer);
+    if (this.running.get(job.id) === entry) this.running.delete(job.id);
+    this.slotsUsed--;
+    if (!entry.settled) {
+      entry.settled = true;
+      this.report(entry, outcome);
+    }
+    if (this.slotsUsed === 0 && this.idleWaiters.length > 0) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+    this.fetcher.pump();
+  }
+
+  private async runHandler(entry: Running): Promise<Outcome> {
+    const { job } = entry;
+    if (job.type === '') {
+      return { kind: 'failed', error: new UnrecoverableError(`Job "${job.id}" has no type: its hash is damaged`), mode: 'dead' };
+    }
+    const handler = Object.hasOwn(this.handlers, job.type) ? this.handlers[job.type] : undefined;
+    if (!handler) {
+      // Counts as a failed attempt, not straight to dead: during a rolling deploy another worker
+      // may have this handler (DESIGN §3.7). Out of attempts, it lands in dead naming the type.
+      return { kind: 'failed', error: new NoHandlerError(job.type), mode: 'retry' };
+    }
+    try {
+      entry.data = JSON.parse(job.data);
+    } catch (cause) {
+      return { kind: 'failed', error: new BadJobDataError(job.id, { cause }), mode: 'dead' };
+    }
+    const ctx = new JobContext(job, entry.data, this.controls);
+    entry.ctx = ctx;
+    if (job.timeoutMs > 0) entry.timer = setTimeout(() => this.onTimeout(entry), job.timeoutMs);
+    try {
+      const value = await handler(ctx);
+      const later = value instanceof RetryLater ? value : ctx.retryLater;
+      if (later) return { kind: 'retryIn', delayMs: later.delayMs };
+      return { kind: 'completed', value };
+    } catch (thrown) {
+      if (thrown instanceof RetryLater) return { kind: 'retryIn', delayMs: thrown.delayMs };
+      const error = toError(thrown);
+      return { kind: 'failed', error, mode: isUnrecoverable(error) ? 'dead' : 'retry' };
+    }
+  }
+
+  /**
+   * The attempt ran out of time: its signal fires and the failure is reported now, so the retry
+   * policy goes on. The slot stays taken until the handler really returns, so a handler that
+   * ignores its signal cannot push the worker past its concurrency.
+   */
+  private onTimeout(entry: Running): void {
+    if (entry.settled) return;
+    const error = new JobTimeoutError(entry.job.timeoutMs);
+    entry.ctx?.abort(error);
+    entry.settled = true;
+    this.report(entry, { kind: 'failed', error, mode: 'retry' });
+  }
+
+  private report(entry: Running, outcome: Outcome): void {
+    const { job } = entry;
+    if (outcome.kind === 'completed') {
+      let result = '';
+      if (job.keep && outcome.value !== undefined) {
+        try {
+          result = JSON.stringify(outcome.value) ?? '';
+        } catch {
+          result = JSON.stringify({ unserialisable: String(outcome.value) });
+        }
+      }
+      this.acks.push({ job, result, value: outcome.value });
+      return;
+    }
+    const sent =
+      outcome.kind === 'failed'
+        ? this.store.fail(job, storedError(outcome.error), outcome.mode, Math.random())
+        : this.store.retryIn(job, outcome.delayMs);
+    const tracked = sent.then(
+      (reply) => this.afterFail(entry, outcome, reply),
+      (error: unknown) => this.reportError(toError(error), `the outcome of job ${job.id} was not recorded`),
+    );
+    this.reports.add(tracked);
+    void tracked.finally(() => this.reports.delete(tracked));
+  }
+
+  private afterComplete(ack: Ack, code: CompleteCode): void {
+    if (code === 1) {
+      if (this.listenerCount('completed') > 0) {
+        this.emit('completed', this.info(ack.job, ack.job.data, 'done'), ack.value);
+      }
+    } else if (code === 0) {
+      this.reportError(new LeaseLostError(ack.job.id));
+    }
+  }
+
+  private afterFail(entry: Running, outcome: Outcome, reply: FailReply): void {
+    const { job } = entry;
+    if (reply.code === 0) {
+      this.reportError(new LeaseLostError(job.id));
+      return;
+    }
+    if (outcome.kind !== 'failed' || reply.code === 3 || reply.code === -1) return;
+    const state: JobState = reply.code === 1 ? 'delayed' : 'dead';
+    const info = this.info(job, entry.data, state, outcome.error);
+    if (reply.code === 1) info.dueAt = reply.dueAt;
+    this.emit('failed', info, outcome.error);
+    this.emit(reply.code === 1 ? 'retrying' : 'dead', info, outcome.error);
+  }
+
+  private afterExtend(jobs: readonly ClaimedJob[], codes: readonly ExtendCode[]): void {
+    jobs.forEach((job, i) => {
+      const entry = this.running.get(job.id);
+      if (!entry || entry.job !== job) return;
+      if (codes[i] === 2) entry.ctx?.abort(new JobCancelledError(job.id));
+      if (codes[i] === 0 && !entry.settled) {
+        // Reclaimed (this worker stalled past its lease): another worker may run it now.
+        entry.settled = true;
+        const error = new LeaseLostError(job.id);
+        entry.ctx?.abort(error);
+        this.reportError(error);
+      }
+    });
+  }
+
+  private heldJobs(): ClaimedJob[] {
+    const jobs: ClaimedJob[] = [];
+    for (const entry of this.running.values()) if (!entry.settled) jobs.push(entry.job);
+    return jobs;
+  }
+
+  /** What the worker knows of a job, for its events (getJob has the full record). */
+  private info(job: ClaimedJob, data: unknown, state: JobState, error?: Error): JobInfo {
+    const info: JobInfo = {
+      id: job.id,
+      type: job.type,
+      data,
+      state,
+      attempt: job.attempt,
+      maxAttempts: job.maxAttempts,
+      priority: job.priority,
+      dueAt: job.dueAt,
+      createdAt: job.createdAt,
+      errors: [],
+      backoff: decodeBackoff(job.backoff),
+    };
+    if (error) info.errors = [{ ...storedError(error), at: Math.round(this.clock.now()), attempt: job.attempt }];
+    if (job.key) info.key = job.key;
+    if (job.timeoutMs > 0) info.timeoutMs = job.timeoutMs;
+    return info;
+  }
+
+  private reportError(error: Error, context?: string): void {
+    if (context) error.message = `${error.message} (${context})`;
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+    else console.error(`dueq worker "${this.name}": ${error.message}`);
+  }
+
+  private waitForIdle(timeoutMs: number): Promise<void> {
+    if (this.slotsUsed === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * Stops claiming, lets running jobs finish for up to `timeoutMs`, then fires the signals of
+   * those still running and hands them back to the queue at once (they run again elsewhere
+   * instead of waiting out their leases). Resolves when every outcome is recorded.
+   */
+  close(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (!this.closing) {
+      const timeoutMs =
+        options.timeoutMs === undefined
+          ? DEFAULT_CLOSE_TIMEOUT_MS
+          : checkInteger('timeoutMs', options.timeoutMs, 0, LIMITS.delayMs);
+      this.closing = this.shutdown(timeoutMs);
+    }
+    return this.closing;
+  }
+
+  private async shutdown(timeoutMs: number): Promise<void> {
+    await this.fetcher.stop();
+    await this.waitForIdle(timeoutMs);
+    const unfinished: ClaimedJob[] = [];
+    for (const entry of this.running.values()) {
+      if (entry.settled) continue;
+      entry.settled = true;
+      entry.ctx?.abort(new ShutdownError());
+      unfinished.push(entry.job);
+    }
+    if (unfinished.length > 0) {
+      await this.store.release(unfinished).catch((error: unknown) => this.reportError(toError(error)));
+    }
+    await this.acks.drain();
+    await Promise.allSettled([...this.reports]);
+    await Promise.all([this.heartbeat.stop(), this.reclaimer?.stop()]);
+    await Promise.all([closeClient(this.blocker, true), closeClient(this.subscriber), closeClient(this.command)]);
+  }
+}
+
+function checkHandlers(handlers: unknown): Handlers {
+  const object = checkPlainObject('handlers', handlers);
+  const types = Object.keys(object);
+  if (types.length === 0) throw new ValidationError('Expected `handlers` to name at least one job type');
+  for (const type of types) {
+    if (typeof object[type] !== 'function') {
+      throw new ValidationError(`Expected handler for "${type}" to be a function, got ${describe(object[type])}`);
+    }
+  }
+  return object as Handlers;
+}
