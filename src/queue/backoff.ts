@@ -45,13 +45,20 @@ export function encodeBackoff(option: unknown): BackoffSpec {
   }
   if (object.type === 'exponential') {
     checkKnownKeys('backoff', object, ['type', 'delay', 'max', 'jitter']);
-    const max = object.max === undefined ? DEFAULT_BACKOFF.max : parseDuration('backoff.max', object.max, LIMITS.delayMs);
+    const max =
+      object.max === undefined
+        ? DEFAULT_BACKOFF.max
+        : parseDuration('backoff.max', object.max, LIMITS.delayMs);
     if (max < delay) {
-      throw new ValidationError(`Expected \`backoff.max\` (${max} ms) to be at least \`backoff.delay\` (${delay} ms)`);
+      throw new ValidationError(
+        `Expected \`backoff.max\` (${max} ms) to be at least \`backoff.delay\` (${delay} ms)`,
+      );
     }
     return `e:${delay}:${max}:${jitter}`;
   }
-  throw new ValidationError(`Expected \`backoff.type\` to be 'fixed' or 'exponential', got ${describe(object.type)}`);
+  throw new ValidationError(
+    `Expected \`backoff.type\` to be 'fixed' or 'exponential', got ${describe(object.type)}`,
+  );
 }
 
 /** The inverse of encodeBackoff, for JobInfo. An unreadable spec reads as the default. */
@@ -60,6 +67,7 @@ export function decodeBackoff(spec: string | undefined): BackoffOption {
   const num = (s: string | undefined) => Number(s ?? 0);
   if (parts[0] === 't' && parts[1]) return parts[1].split(',').map(Number);
   if (parts[0] === 'f') return { type: 'fixed', delay: num(parts[1]), jitter: num(parts[2]) };
-  if (parts[0] === 'e') return { type: 'exponential', delay: num(parts[1]), max: num(parts[2]), jitter: num(parts[3]) };
+  if (parts[0] === 'e')
+    return { type: 'exponential', delay: num(parts[1]), max: num(parts[2]), jitter: num(parts[3]) };
   return { ...DEFAULT_BACKOFF };
 }

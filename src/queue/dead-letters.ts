@@ -57,7 +57,8 @@ export class DeadLetters {
     this.ensureOpen();
     const { code, state } = await this.store.deadRemove(id);
     if (code === 0) throw new JobNotFoundError(this.queueName, id);
-    if (code === 2) throw new InvalidStateError(id, state, 'only dead jobs can be removed (cancel waiting ones)');
+    if (code === 2)
+      throw new InvalidStateError(id, state, 'only dead jobs can be removed (cancel waiting ones)');
   }
 
   /** Deletes every dead job; returns how many. */

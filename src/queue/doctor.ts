@@ -1,13 +1,14 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Client } from '../redis/connection.js';
 import type { QueueKeys } from '../redis/keys.js';
+import type { Store } from '../redis/store.js';
 
 /**
  * Checks the invariants of DESIGN §3.1 over a whole queue: every job hash is in exactly one of
  * delayed, ready, active, dead, done, the one its state names, and every id in a structure has a
- * hash. With `repair`, puts things right the way seed 000 §4.2 does: a job hash in no structure
- * goes back to ready (a finished one back to done or dead, never re-run); an id with no hash is
- * dropped; an id in several structures stays only where its hash says.
+ * hash. With `repair`, puts things right the way seed 000 §4.2 does (repair.lua): a job hash in
+ * no structure goes back to ready (a finished one back to done or dead, never re-run); an id with
+ * no hash is dropped; an id in several structures stays only where its hash says.
  *
  * It reads every id of the queue into memory: an operator's tool, not a hot path.
  */
@@ -36,7 +37,10 @@ const REQUIRED_FIELDS = ['type', 'data', 'state', 'attempt', 'maxAttempts', 'due
 
 async function scanJobIds(client: Client, keys: QueueKeys): Promise<string[]> {
   // In a cluster the queue's keys all live on the master that owns its slot.
-  const nodes: Redis[] = 'nodes' in client && typeof client.nodes === 'function' ? (client as Cluster).nodes('master') : [client as Redis];
+  const nodes: Redis[] =
+    'nodes' in client && typeof client.nodes === 'function'
+      ? (client as Cluster).nodes('master')
+      : [client as Redis];
   const ids = new Set<string>();
   for (const node of nodes) {
     let cursor = '0';
@@ -75,9 +79,61 @@ async function readStructures(client: Client, keys: QueueKeys): Promise<Map<stri
   return where;
 }
 
-export async function diagnose(client: Client, keys: QueueKeys): Promise<{ jobs: number; problems: Problem[] }> {
-  const [ids, where] = await Promise.all([scanJobIds(client, keys), readStructures(client, keys)]);
+function classify(
+  id: string,
+  hash: Record<string, string> | undefined,
+  places: readonly Structure[],
+): Problem[] {
   const problems: Problem[] = [];
+  if (!hash) {
+    for (const place of places) {
+      problems.push({
+        kind: 'missing-job',
+        id,
+        in: place,
+        detail: `${place} holds id ${id}, which has no job hash`,
+      });
+    }
+    return problems;
+  }
+  const state = hash.state ?? '';
+  const missing = REQUIRED_FIELDS.filter((f) => hash[f] === undefined);
+  if (missing.length > 0) {
+    problems.push({ kind: 'bad-job', id, detail: `job ${id} is missing ${missing.join(', ')}` });
+  } else if (!STRUCTURES.includes(state as Structure)) {
+    problems.push({ kind: 'bad-job', id, detail: `job ${id} has unknown state "${state}"` });
+  }
+  if (places.length === 0) {
+    problems.push({
+      kind: 'orphan-job',
+      id,
+      state,
+      detail: `job ${id} (${state || 'no state'}) is in no structure`,
+    });
+  } else if (places.length > 1) {
+    problems.push({
+      kind: 'duplicate',
+      id,
+      in: [...places],
+      detail: `job ${id} is in ${places.join(' and ')}`,
+    });
+  } else if (places[0] !== state && STRUCTURES.includes(state as Structure)) {
+    problems.push({
+      kind: 'wrong-state',
+      id,
+      state,
+      in: places[0] as Structure,
+      detail: `job ${id} is in ${places[0]} but its state says ${state}`,
+    });
+  }
+  return problems;
+}
+
+async function readHashes(
+  client: Client,
+  keys: QueueKeys,
+  ids: readonly string[],
+): Promise<Map<string, Record<string, string>>> {
   const hashes = new Map<string, Record<string, string>>();
   for (let i = 0; i < ids.length; i += 500) {
     const pipeline = client.pipeline();
@@ -89,97 +145,40 @@ export async function diagnose(client: Client, keys: QueueKeys): Promise<{ jobs:
       if (hash && Object.keys(hash).length > 0) hashes.set(id, hash);
     });
   }
+  return hashes;
+}
 
-  for (const [id, hash] of hashes) {
-    const state = hash.state ?? '';
-    const places = where.get(id) ?? [];
-    const missing = REQUIRED_FIELDS.filter((f) => hash[f] === undefined);
-    if (missing.length > 0) {
-      problems.push({ kind: 'bad-job', id, detail: `job ${id} is missing ${missing.join(', ')}` });
-    } else if (!STRUCTURES.includes(state as Structure)) {
-      problems.push({ kind: 'bad-job', id, detail: `job ${id} has unknown state "${state}"` });
-    }
-    if (places.length === 0) {
-      problems.push({ kind: 'orphan-job', id, state, detail: `job ${id} (${state || 'no state'}) is in no structure` });
-    } else if (places.length > 1) {
-      problems.push({ kind: 'duplicate', id, in: places, detail: `job ${id} is in ${places.join(' and ')}` });
-    } else if (places[0] !== state && STRUCTURES.includes(state as Structure)) {
-      problems.push({
-        kind: 'wrong-state',
-        id,
-        state,
-        in: places[0] as Structure,
-        detail: `job ${id} is in ${places[0]} but its state says ${state}`,
-      });
-    }
-  }
-  for (const [id, places] of where) {
-    if (hashes.has(id)) continue;
-    for (const place of places) {
-      problems.push({ kind: 'missing-job', id, in: place, detail: `${place} holds id ${id}, which has no job hash` });
-    }
+/**
+ * Reads the whole queue without stopping it, so a job may move between two reads. Every id that
+ * looks wrong in that first picture is looked at again atomically (locate.lua), and only what is
+ * still wrong then is reported: a busy queue does not show false alarms.
+ */
+export async function diagnose(store: Store): Promise<{ jobs: number; problems: Problem[] }> {
+  const { client, keys } = store;
+  const [ids, where] = await Promise.all([scanJobIds(client, keys), readStructures(client, keys)]);
+  const hashes = await readHashes(client, keys, ids);
+  const suspects = new Set<string>();
+  for (const [id, hash] of hashes) if (classify(id, hash, where.get(id) ?? []).length > 0) suspects.add(id);
+  for (const id of where.keys()) if (!hashes.has(id)) suspects.add(id);
+
+  const problems: Problem[] = [];
+  for (const id of suspects) {
+    const view = await store.locate(id);
+    problems.push(...classify(id, view.hash ?? undefined, view.in));
   }
   return { jobs: hashes.size, problems };
 }
 
-async function removeFrom(client: Client, keys: QueueKeys, structure: Structure, id: string): Promise<void> {
-  if (structure === 'ready') {
-    await client.lrem(keys.ready, 0, id);
-    await client.zrem(keys.prio, id);
-  } else {
-    await client.zrem(keys[structure], id);
-  }
-}
-
-async function placeAsState(client: Client, keys: QueueKeys, id: string, hash: Record<string, string>): Promise<void> {
-  const state = hash.state ?? '';
-  const at = Number(hash.finishedAt ?? hash.dueAt) || Date.now();
-  if (state === 'done' || state === 'dead') {
-    await client.zadd(keys[state], at, id);
-  } else {
-    // Anything else runs again: at-least-once, never lost. Its token is cleared so no old worker
-    // can finish it, and a job with missing fields reaches a worker, which sends it to dead.
-    await client.hset(keys.jobPrefix + id, 'state', 'ready', 'token', '');
-    await client.lpush(keys.ready, id);
-  }
-}
-
 /**
- * Repairs what diagnose found. Not one atomic script: it is meant for a queue whose workers may
- * be running, and each step is an idempotent single-key command that is right whatever happens
- * between steps; run `doctor` again to confirm.
+ * Repairs what diagnose found, one job at a time with repair.lua, which looks again and acts in
+ * one step: safe while workers run. A job with missing fields is left to the worker that claims
+ * it, which sends it to dead with the reason. Returns how many jobs were changed.
  */
-export async function repair(client: Client, keys: QueueKeys, problems: readonly Problem[]): Promise<number> {
+export async function repair(store: Store, problems: readonly Problem[]): Promise<number> {
   let fixed = 0;
-  for (const problem of problems) {
-    const jobHashKey = keys.jobPrefix + problem.id;
-    switch (problem.kind) {
-      case 'missing-job':
-        await removeFrom(client, keys, problem.in, problem.id);
-        fixed++;
-        break;
-      case 'orphan-job': {
-        const hash = await client.hgetall(jobHashKey);
-        if (Object.keys(hash).length > 0) await placeAsState(client, keys, problem.id, hash);
-        fixed++;
-        break;
-      }
-      case 'duplicate':
-      case 'wrong-state': {
-        const hash = await client.hgetall(jobHashKey);
-        const places = problem.kind === 'duplicate' ? problem.in : [problem.in];
-        const state = hash.state ?? '';
-        for (const place of places) {
-          if (place !== state) await removeFrom(client, keys, place, problem.id);
-        }
-        if (!places.includes(state as Structure)) await placeAsState(client, keys, problem.id, hash);
-        fixed++;
-        break;
-      }
-      case 'bad-job':
-        // Left to the worker: a claimed job it cannot read goes to dead with the reason.
-        break;
-    }
+  const ids = new Set(problems.filter((p) => p.kind !== 'bad-job').map((p) => p.id));
+  for (const id of ids) {
+    if ((await store.repair(id)) !== 'ok') fixed++;
   }
   return fixed;
 }

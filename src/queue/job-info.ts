@@ -69,7 +69,7 @@ export function jobInfoFromHash(id: string, hash: Record<string, string>): JobIn
     id,
     type: hash.type ?? '',
     data: data.ok ? data.value : hash.data,
-    state: (STATES.has(hash.state ?? '') ? hash.state : hash.state ?? 'unknown') as JobState,
+    state: (STATES.has(hash.state ?? '') ? hash.state : (hash.state ?? 'unknown')) as JobState,
     attempt: optionalNumber(hash.attempt) ?? 0,
     maxAttempts: optionalNumber(hash.maxAttempts) ?? 1,
     priority: optionalNumber(hash.priority) ?? 0,

@@ -50,9 +50,18 @@ export const JOB_OPTION_NAMES = [
 ] as const;
 
 /** Options that make sense as queue-wide defaults (Queue option `defaultJobOptions`). */
-export type DefaultJobOptions = Pick<JobOptions, 'priority' | 'maxAttempts' | 'backoff' | 'timeout' | 'keepCompleted'>;
+export type DefaultJobOptions = Pick<
+  JobOptions,
+  'priority' | 'maxAttempts' | 'backoff' | 'timeout' | 'keepCompleted'
+>;
 
-export const DEFAULT_JOB_OPTION_NAMES = ['priority', 'maxAttempts', 'backoff', 'timeout', 'keepCompleted'] as const;
+export const DEFAULT_JOB_OPTION_NAMES = [
+  'priority',
+  'maxAttempts',
+  'backoff',
+  'timeout',
+  'keepCompleted',
+] as const;
 
 function encodeKeep(value: unknown): string | undefined {
   if (value === undefined || value === false) return undefined;
@@ -60,14 +69,17 @@ function encodeKeep(value: unknown): string | undefined {
   const object = checkPlainObject('keepCompleted', value);
   checkKnownKeys('keepCompleted', object, ['count', 'ageMs']);
   const count = object.count === undefined ? 0 : checkInteger('keepCompleted.count', object.count, 1, 1e9);
-  const age = object.ageMs === undefined ? 0 : parseDuration('keepCompleted.ageMs', object.ageMs, LIMITS.delayMs);
+  const age =
+    object.ageMs === undefined ? 0 : parseDuration('keepCompleted.ageMs', object.ageMs, LIMITS.delayMs);
   return `${count}:${age}`;
 }
 
 function atMillis(value: unknown): number {
   const ms = value instanceof Date ? value.getTime() : value;
   if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > 8.64e15) {
-    throw new ValidationError(`Expected \`at\` to be a valid Date or whole milliseconds since the epoch, got ${describe(value)}`);
+    throw new ValidationError(
+      `Expected \`at\` to be a valid Date or whole milliseconds since the epoch, got ${describe(value)}`,
+    );
   }
   return ms;
 }
@@ -91,8 +103,10 @@ export function prepareJob(
   if (merged.delay !== undefined && merged.at !== undefined) {
     throw new ValidationError('Give either `delay` or `at`, not both');
   }
-  const timeoutMs = merged.timeout === undefined ? undefined : parseDuration('timeout', merged.timeout, LIMITS.delayMs);
-  if (timeoutMs === 0) throw new ValidationError('Expected `timeout` to be more than 0 ms; leave it out for no limit');
+  const timeoutMs =
+    merged.timeout === undefined ? undefined : parseDuration('timeout', merged.timeout, LIMITS.delayMs);
+  if (timeoutMs === 0)
+    throw new ValidationError('Expected `timeout` to be more than 0 ms; leave it out for no limit');
 
   return {
     id: merged.id === undefined ? newJobId() : checkString('id', merged.id, LIMITS.idLength),
@@ -100,7 +114,8 @@ export function prepareJob(
     data: serializePayload(data, maxPayloadBytes),
     delayMs: merged.delay === undefined ? undefined : parseDuration('delay', merged.delay, LIMITS.delayMs),
     atMs: merged.at === undefined ? undefined : atMillis(merged.at),
-    priority: merged.priority === undefined ? 0 : checkInteger('priority', merged.priority, 0, LIMITS.priority),
+    priority:
+      merged.priority === undefined ? 0 : checkInteger('priority', merged.priority, 0, LIMITS.priority),
     maxAttempts:
       merged.maxAttempts === undefined
         ? DEFAULT_MAX_ATTEMPTS

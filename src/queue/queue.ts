@@ -1,6 +1,13 @@
 import { BATCH, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_PREFIX } from '../defaults.js';
 import { ClosedError, InvalidStateError, JobNotFoundError, ValidationError } from '../errors.js';
-import { type Client, type ConnectionOption, checkConnection, closeClient, type OpenedClient, openClient } from '../redis/connection.js';
+import {
+  type Client,
+  type ConnectionOption,
+  checkConnection,
+  closeClient,
+  type OpenedClient,
+  openClient,
+} from '../redis/connection.js';
 import { checkPrefix, checkQueueName, type QueueKeys, queueKeys } from '../redis/keys.js';
 import { type NewJob, Store } from '../redis/store.js';
 import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
@@ -8,7 +15,12 @@ import { describe } from '../util/describe.js';
 import { DeadLetters } from './dead-letters.js';
 import { type DoctorReport, diagnose, repair } from './doctor.js';
 import { type JobInfo, jobInfoFromHash } from './job-info.js';
-import { checkDefaultJobOptions, type DefaultJobOptions, type JobOptions, prepareJob } from './job-options.js';
+import {
+  checkDefaultJobOptions,
+  type DefaultJobOptions,
+  type JobOptions,
+  prepareJob,
+} from './job-options.js';
 
 export interface QueueOptions {
   /** Redis URL, ioredis options, or an ioredis client to share. @default localhost:6379 */
@@ -110,7 +122,8 @@ export class Queue {
    */
   async addBulk(jobs: readonly BulkJob[]): Promise<string[]> {
     this.ensureOpen();
-    if (!Array.isArray(jobs)) throw new ValidationError(`Expected addBulk to get an array of jobs, got ${describe(jobs)}`);
+    if (!Array.isArray(jobs))
+      throw new ValidationError(`Expected addBulk to get an array of jobs, got ${describe(jobs)}`);
     const prepared: NewJob[] = jobs.map((entry, i) => {
       const object = checkPlainObject(`jobs[${i}]`, entry);
       checkKnownKeys(`jobs[${i}]`, object, ['type', 'data', 'opts']);
@@ -129,7 +142,8 @@ export class Queue {
 
   async getJob(id: string): Promise<JobInfo | null> {
     this.ensureOpen();
-    if (typeof id !== 'string' || id === '') throw new ValidationError(`Expected a job id, got ${describe(id)}`);
+    if (typeof id !== 'string' || id === '')
+      throw new ValidationError(`Expected a job id, got ${describe(id)}`);
     const hash = await this.store.readJob(id);
     return hash ? jobInfoFromHash(id, hash) : null;
   }
@@ -137,13 +151,21 @@ export class Queue {
   async counts(): Promise<QueueCounts> {
     this.ensureOpen();
     const c = await this.store.counts();
-    return { delayed: c.delayed, ready: c.ready, active: c.active, dead: c.dead, done: c.completed, paused: c.paused };
+    return {
+      delayed: c.delayed,
+      ready: c.ready,
+      active: c.active,
+      dead: c.dead,
+      done: c.completed,
+      paused: c.paused,
+    };
   }
 
   /** Removes a waiting job, or fires the AbortSignal of the running one. See CancelResult. */
   async cancel(id: string): Promise<CancelResult> {
     this.ensureOpen();
-    if (typeof id !== 'string' || id === '') throw new ValidationError(`Expected a job id, got ${describe(id)}`);
+    if (typeof id !== 'string' || id === '')
+      throw new ValidationError(`Expected a job id, got ${describe(id)}`);
     const { code } = await this.store.cancel(id);
     return (['not-found', 'removed', 'signalled', 'finished'] as const)[code];
   }
@@ -151,7 +173,8 @@ export class Queue {
   /** Makes a delayed job ready now, or replays a dead one. Throws for a missing or running job. */
   async runNow(id: string): Promise<void> {
     this.ensureOpen();
-    if (typeof id !== 'string' || id === '') throw new ValidationError(`Expected a job id, got ${describe(id)}`);
+    if (typeof id !== 'string' || id === '')
+      throw new ValidationError(`Expected a job id, got ${describe(id)}`);
     const { code, state } = await this.store.runNow(id);
     if (code === 0) throw new JobNotFoundError(this.name, id);
     if (code === 2) throw new InvalidStateError(id, state, 'only delayed or dead jobs can be run now');
@@ -171,8 +194,8 @@ export class Queue {
   /** Checks the queue's invariants (DESIGN §3.1); with `repair`, fixes orphans and strays. */
   async doctor(options: { repair?: boolean } = {}): Promise<DoctorReport> {
     this.ensureOpen();
-    const { jobs, problems } = await diagnose(this.client, this.keys);
-    const repaired = options.repair && problems.length > 0 ? await repair(this.client, this.keys, problems) : 0;
+    const { jobs, problems } = await diagnose(this.store);
+    const repaired = options.repair && problems.length > 0 ? await repair(this.store, problems) : 0;
     return { ok: problems.length === 0, jobs, problems, repaired };
   }
 

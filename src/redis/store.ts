@@ -101,7 +101,9 @@ export class Store {
   }
 
   private run<T>(name: ScriptName, keys: readonly string[], args: readonly Arg[]): Promise<T> {
-    const command = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<T>>)[commandName(name)];
+    const command = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<T>>)[
+      commandName(name)
+    ];
     if (!command) throw new RedisError(`Script ${name} is not registered on this connection`);
     return command.call(this.client, keys.length, ...keys, ...args);
   }
@@ -235,7 +237,9 @@ export class Store {
 
   /** progress.lua */
   async progress(lease: Lease, value: number): Promise<boolean> {
-    return (await this.run<number>('progress', [this.job(lease.id)], [lease.token, JSON.stringify(value)])) === 1;
+    return (
+      (await this.run<number>('progress', [this.job(lease.id)], [lease.token, JSON.stringify(value)])) === 1
+    );
   }
 
   /** reclaim.lua */
@@ -252,7 +256,9 @@ export class Store {
   /** promote.lua */
   async promote(limit: number, maxReady: number): Promise<PromoteReply> {
     const k = this.keys;
-    const [moved, nextDue, readyLength, backpressure, now] = await this.run<[number, number, number, number, number]>(
+    const [moved, nextDue, readyLength, backpressure, now] = await this.run<
+      [number, number, number, number, number]
+    >(
       'promote',
       [k.delayed, k.ready, k.prio, k.meta, k.wake, k.active, k.dead, k.done],
       [k.jobPrefix, limit, maxReady],
@@ -294,7 +300,11 @@ export class Store {
 
   /** dead-remove.lua */
   async deadRemove(id: string): Promise<{ code: 0 | 1 | 2; state: string }> {
-    const [code, state] = await this.run<[0 | 1 | 2, string]>('deadRemove', [this.job(id), this.keys.dead], [id]);
+    const [code, state] = await this.run<[0 | 1 | 2, string]>(
+      'deadRemove',
+      [this.job(id), this.keys.dead],
+      [id],
+    );
     return { code, state };
   }
 
@@ -311,7 +321,11 @@ export class Store {
   /** counts.lua */
   async counts(): Promise<CountsReply> {
     const k = this.keys;
-    const r = await this.run<number[]>('counts', [k.delayed, k.ready, k.prio, k.active, k.dead, k.done, k.stats, k.meta], []);
+    const r = await this.run<number[]>(
+      'counts',
+      [k.delayed, k.ready, k.prio, k.active, k.dead, k.done, k.stats, k.meta],
+      [],
+    );
     return {
       delayed: r[0] ?? 0,
       ready: r[1] ?? 0,
@@ -326,6 +340,32 @@ export class Store {
   /** pause.lua */
   async setPaused(paused: boolean): Promise<void> {
     await this.run<number>('pause', [this.keys.meta, this.keys.wake], [paused ? '1' : '0']);
+  }
+
+  /** locate.lua: one job's hash and where it is, read atomically. */
+  async locate(id: string): Promise<{
+    hash: Record<string, string> | null;
+    in: Array<'delayed' | 'ready' | 'active' | 'dead' | 'done'>;
+  }> {
+    const k = this.keys;
+    const [flat, flags] = await this.run<[string[], number[]]>(
+      'locate',
+      [this.job(id), k.delayed, k.ready, k.prio, k.active, k.dead, k.done],
+      [id],
+    );
+    let hash: Record<string, string> | null = null;
+    if (flat.length > 0) {
+      hash = {};
+      for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
+    }
+    const names = ['delayed', 'ready', 'active', 'dead', 'done'] as const;
+    return { hash, in: names.filter((_, i) => flags[i] === 1) };
+  }
+
+  /** repair.lua: puts one job where its hash says it belongs. */
+  repair(id: string): Promise<'ok' | 'dropped' | 'deduped' | 'placed'> {
+    const k = this.keys;
+    return this.run('repair', [this.job(id), k.delayed, k.ready, k.prio, k.active, k.dead, k.done], [id]);
   }
 
   /** The whole job hash, for inspection (read only). */

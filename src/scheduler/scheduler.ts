@@ -1,7 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { DEFAULT_PREFIX, LIMITS, SCHEDULER } from '../defaults.js';
 import type { Queue } from '../queue/queue.js';
-import { type ConnectionOption, checkConnection, closeClient, type OpenedClient, openClient } from '../redis/connection.js';
+import {
+  type ConnectionOption,
+  checkConnection,
+  closeClient,
+  type OpenedClient,
+  openClient,
+} from '../redis/connection.js';
 import { checkPrefix, checkQueueName, queueKeys } from '../redis/keys.js';
 import { Store } from '../redis/store.js';
 import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
@@ -66,14 +72,21 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     checkConnection(options.connection);
     const fromQueue = typeof queue === 'string' ? undefined : queue;
     this.name = checkQueueName(fromQueue ? fromQueue.name : queue);
-    const prefix = options.prefix === undefined ? (fromQueue?.prefix ?? DEFAULT_PREFIX) : checkPrefix(options.prefix);
+    const prefix =
+      options.prefix === undefined ? (fromQueue?.prefix ?? DEFAULT_PREFIX) : checkPrefix(options.prefix);
     this.maxReady =
-      options.maxReady === undefined ? SCHEDULER.maxReady : checkInteger('maxReady', options.maxReady, 1, 1e9);
+      options.maxReady === undefined
+        ? SCHEDULER.maxReady
+        : checkInteger('maxReady', options.maxReady, 1, 1e9);
     const interval = (name: string, value: number | undefined, fallback: number) =>
       value === undefined ? fallback : checkInteger(name, value, 10, LIMITS.delayMs);
     const promoteMs = interval('promoteIntervalMs', options.promoteIntervalMs, SCHEDULER.promoteIntervalMs);
     const reclaimMs = interval('reclaimIntervalMs', options.reclaimIntervalMs, SCHEDULER.reclaimIntervalMs);
-    const retentionMs = interval('retentionIntervalMs', options.retentionIntervalMs, SCHEDULER.retentionIntervalMs);
+    const retentionMs = interval(
+      'retentionIntervalMs',
+      options.retentionIntervalMs,
+      SCHEDULER.retentionIntervalMs,
+    );
 
     this.opened = openClient(options.connection ?? fromQueue?.connectionOption, {
       name: `dueq:scheduler:${this.name}`,
@@ -82,7 +95,13 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     if (this.opened.owned) this.opened.client.on('error', (err: Error) => this.reportError(err));
     const store = new Store(this.opened.client, queueKeys(prefix, this.name));
     const onError = (error: unknown) => this.reportError(toError(error));
-    this.promoter = new Promoter(store, this.maxReady, promoteMs, (reply) => this.afterPromote(reply.readyLength, reply.backpressure), onError);
+    this.promoter = new Promoter(
+      store,
+      this.maxReady,
+      promoteMs,
+      (reply) => this.afterPromote(reply.readyLength, reply.backpressure),
+      onError,
+    );
     this.reclaimer = new Reclaimer(store, reclaimMs, (result) => this.emit('reclaimed', result), onError);
     this.retention = new Retention(store, retentionMs, onError);
   }

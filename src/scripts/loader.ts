@@ -27,6 +27,8 @@ export const SCRIPT_FILES = {
   trimDone: 'trim-done.lua',
   counts: 'counts.lua',
   pause: 'pause.lua',
+  locate: 'locate.lua',
+  repair: 'repair.lua',
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_FILES;

@@ -8,14 +8,18 @@ import { describe } from './describe.js';
 
 export function checkInteger(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ValidationError(`Expected \`${name}\` to be an integer from ${min} to ${max}, got ${describe(value)}`);
+    throw new ValidationError(
+      `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${describe(value)}`,
+    );
   }
   return value;
 }
 
 export function checkNumber(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new ValidationError(`Expected \`${name}\` to be a number from ${min} to ${max}, got ${describe(value)}`);
+    throw new ValidationError(
+      `Expected \`${name}\` to be a number from ${min} to ${max}, got ${describe(value)}`,
+    );
   }
   return value;
 }
@@ -29,7 +33,9 @@ export function checkString(name: string, value: unknown, maxLength: number): st
   // Control characters in ids and types make keys and logs unreadable and are always a mistake.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: this is the check for them
   if (/[\u0000-\u001f\u007f]/.test(value)) {
-    throw new ValidationError(`Expected \`${name}\` to contain no control characters, got ${describe(value)}`);
+    throw new ValidationError(
+      `Expected \`${name}\` to contain no control characters, got ${describe(value)}`,
+    );
   }
   return value;
 }

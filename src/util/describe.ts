@@ -11,6 +11,7 @@ export function describe(value: unknown): string {
   }
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (typeof value === 'function') return 'a function';
-  if (value instanceof Date) return `Date ${Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString()}`;
+  if (value instanceof Date)
+    return `Date ${Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString()}`;
   return `${(value as object).constructor?.name ?? 'an'} object`;
 }

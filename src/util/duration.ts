@@ -18,7 +18,13 @@ export function parseDuration(name: string, value: unknown, maxMs: number): numb
       );
     }
   }
-  if (millis === undefined || !Number.isFinite(millis) || !Number.isInteger(millis) || millis < 0 || millis > maxMs) {
+  if (
+    millis === undefined ||
+    !Number.isFinite(millis) ||
+    !Number.isInteger(millis) ||
+    millis < 0 ||
+    millis > maxMs
+  ) {
     throw new ValidationError(
       `Expected \`${name}\` to be a whole number of milliseconds from 0 to ${maxMs} or a duration string, got ${describe(value)}`,
     );

@@ -29,13 +29,17 @@ function checkJsonValue(value: unknown, path: string, seen: Set<object>): void {
       if (!Number.isFinite(value)) refuse(path, String(value));
       return;
     case 'undefined':
-      return refuse(path, 'undefined');
+      refuse(path, 'undefined');
+      break;
     case 'function':
-      return refuse(path, 'a function');
+      refuse(path, 'a function');
+      break;
     case 'symbol':
-      return refuse(path, 'a symbol');
+      refuse(path, 'a symbol');
+      break;
     case 'bigint':
-      return refuse(path, 'a bigint');
+      refuse(path, 'a bigint');
+      break;
   }
   if (value === null) return;
   const object = value as object;

@@ -40,7 +40,9 @@ export class AckBuffer {
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0, BATCH.complete);
       const codes = await this.send(batch);
-      if (codes) batch.forEach((ack, i) => this.onAcked(ack, codes[i] ?? -1));
+      if (codes) {
+        for (const [i, ack] of batch.entries()) this.onAcked(ack, codes[i] ?? -1);
+      }
     }
     this.flushing = undefined;
   }

@@ -26,5 +26,8 @@ export function storedError(error: Error): { message: string; stack: string } {
 
 /** UnrecoverableError by class or by name, so that one from another copy of dueq counts too. */
 export function isUnrecoverable(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'UnrecoverableError' || (error as { code?: unknown }).code === 'DUEQ_UNRECOVERABLE');
+  return (
+    error instanceof Error &&
+    (error.name === 'UnrecoverableError' || (error as { code?: unknown }).code === 'DUEQ_UNRECOVERABLE')
+  );
 }

@@ -17,12 +17,24 @@ import {
   UnrecoverableError,
   ValidationError,
 } from '../errors.js';
-import type { JobInfo, JobState } from '../queue/job-info.js';
 import { decodeBackoff } from '../queue/backoff.js';
+import type { JobInfo, JobState } from '../queue/job-info.js';
 import type { Queue } from '../queue/queue.js';
-import { type ConnectionOption, checkConnection, closeClient, type OpenedClient, openClient } from '../redis/connection.js';
+import {
+  type ConnectionOption,
+  checkConnection,
+  closeClient,
+  type OpenedClient,
+  openClient,
+} from '../redis/connection.js';
 import { checkPrefix, checkQueueName, queueKeys } from '../redis/keys.js';
-import { type ClaimedJob, type CompleteCode, type ExtendCode, type FailReply, Store } from '../redis/store.js';
+import {
+  type ClaimedJob,
+  type CompleteCode,
+  type ExtendCode,
+  type FailReply,
+  Store,
+} from '../redis/store.js';
 import { Reclaimer } from '../scheduler/reclaimer.js';
 import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
 import { describe } from '../util/describe.js';
@@ -116,14 +128,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
     checkConnection(options.connection);
     const fromQueue = typeof queue === 'string' ? undefined : queue;
     this.name = checkQueueName(fromQueue ? fromQueue.name : queue);
-    const prefix = options.prefix === undefined ? (fromQueue?.prefix ?? DEFAULT_PREFIX) : checkPrefix(options.prefix);
+    const prefix =
+      options.prefix === undefined ? (fromQueue?.prefix ?? DEFAULT_PREFIX) : checkPrefix(options.prefix);
     this.handlers = checkHandlers(handlers);
     this.concurrency =
       options.concurrency === undefined
         ? DEFAULT_CONCURRENCY
         : checkInteger('concurrency', options.concurrency, 1, LIMITS.concurrency);
-    this.leaseMs = options.leaseMs === undefined ? DEFAULT_LEASE_MS : parseDuration('leaseMs', options.leaseMs, LIMITS.delayMs);
-    if (this.leaseMs < 1_000) throw new ValidationError(`Expected \`leaseMs\` to be at least 1000, got ${describe(this.leaseMs)}`);
+    this.leaseMs =
+      options.leaseMs === undefined
+        ? DEFAULT_LEASE_MS
+        : parseDuration('leaseMs', options.leaseMs, LIMITS.delayMs);
+    if (this.leaseMs < 1_000)
+      throw new ValidationError(`Expected \`leaseMs\` to be at least 1000, got ${describe(this.leaseMs)}`);
     const reclaimIntervalMs =
       options.reclaimIntervalMs === undefined
         ? WORKER.reclaimIntervalMs
@@ -134,7 +151,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
     const label = `dueq:worker:${this.name}:${this.id}`;
     this.command = openClient(connection, { name: label, waitForRedis: true });
     this.blocker = openClient(connection, { name: `${label}:wait`, waitForRedis: true, dedicated: true });
-    this.subscriber = openClient(connection, { name: `${label}:control`, waitForRedis: true, dedicated: true });
+    this.subscriber = openClient(connection, {
+      name: `${label}:control`,
+      waitForRedis: true,
+      dedicated: true,
+    });
     for (const { client, owned } of [this.command, this.blocker, this.subscriber]) {
       // ioredis reports connection trouble on its own 'error' event; an unhandled one would crash.
       if (owned) client.on('error', (err: Error) => this.reportError(err));
@@ -170,17 +191,28 @@ export class Worker extends EventEmitter<WorkerEvents> {
     );
     this.reclaimer =
       reclaimIntervalMs > 0
-        ? new Reclaimer(this.store, reclaimIntervalMs, () => {}, (error) => this.reportError(toError(error)))
+        ? new Reclaimer(
+            this.store,
+            reclaimIntervalMs,
+            () => {},
+            (error) => this.reportError(toError(error)),
+          )
         : undefined;
 
     const control = new ControlListener(this.subscriber.client, keys.control, (id) => {
       this.running.get(id)?.ctx?.abort(new JobCancelledError(id));
     });
-    const listening = control.start().catch((error: unknown) => this.reportError(toError(error)));
     this.heartbeat.start();
     this.reclaimer?.start(reclaimIntervalMs);
-    this.fetcher.start();
-    this.ready = Promise.all([listening, this.fetcher.firstClaim]).then(() => undefined);
+    // Claim only once cancel notices can be heard, so a job cancelled right after it started
+    // is signalled at once rather than at the next heartbeat.
+    this.ready = control
+      .start()
+      .catch((error: unknown) => this.reportError(toError(error)))
+      .then(() => {
+        if (!this.closing) this.fetcher.start();
+        return this.fetcher.firstClaim;
+      });
   }
 
   /** Resolves once the worker listens for cancel notices and has made its first claim. */
@@ -224,7 +256,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private async runHandler(entry: Running): Promise<Outcome> {
     const { job } = entry;
     if (job.type === '') {
-      return { kind: 'failed', error: new UnrecoverableError(`Job "${job.id}" has no type: its hash is damaged`), mode: 'dead' };
+      return {
+        kind: 'failed',
+        error: new UnrecoverableError(`Job "${job.id}" has no type: its hash is damaged`),
+        mode: 'dead',
+      };
     }
     const handler = Object.hasOwn(this.handlers, job.type) ? this.handlers[job.type] : undefined;
     if (!handler) {
@@ -351,7 +387,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
       errors: [],
       backoff: decodeBackoff(job.backoff),
     };
-    if (error) info.errors = [{ ...storedError(error), at: Math.round(this.clock.now()), attempt: job.attempt }];
+    if (error)
+      info.errors = [{ ...storedError(error), at: Math.round(this.clock.now()), attempt: job.attempt }];
     if (job.key) info.key = job.key;
     if (job.timeoutMs > 0) info.timeoutMs = job.timeoutMs;
     return info;
@@ -406,7 +443,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
     await this.acks.drain();
     await Promise.allSettled([...this.reports]);
     await Promise.all([this.heartbeat.stop(), this.reclaimer?.stop()]);
-    await Promise.all([closeClient(this.blocker, true), closeClient(this.subscriber), closeClient(this.command)]);
+    await Promise.all([
+      closeClient(this.blocker, true),
+      closeClient(this.subscriber),
+      closeClient(this.command),
+    ]);
   }
 }
 
@@ -416,7 +457,9 @@ function checkHandlers(handlers: unknown): Handlers {
   if (types.length === 0) throw new ValidationError('Expected `handlers` to name at least one job type');
   for (const type of types) {
     if (typeof object[type] !== 'function') {
-      throw new ValidationError(`Expected handler for "${type}" to be a function, got ${describe(object[type])}`);
+      throw new ValidationError(
+        `Expected handler for "${type}" to be a function, got ${describe(object[type])}`,
+      );
     }
   }
   return object as Handlers;

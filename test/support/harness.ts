@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, expect, inject } from 'vitest';
-import { type Handlers, Queue, type QueueOptions, Scheduler, type SchedulerOptions, Worker, type WorkerOptions } from '../../src/index.js';
+import {
+  type Handlers,
+  Queue,
+  type QueueOptions,
+  Scheduler,
+  type SchedulerOptions,
+  Worker,
+  type WorkerOptions,
+} from '../../src/index.js';
 
 export function redisUrl(): string {
   return inject('redisUrl');
@@ -59,4 +67,9 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
     resolve = r;
   });
   return { promise, resolve };
+}
+
+/** Every Redis key of a queue (to check that a refused call stored nothing). */
+export async function keysOf(queue: Queue): Promise<string[]> {
+  return (await queue.client.keys(`${queue.keys.base}*`)).sort();
 }

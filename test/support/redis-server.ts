@@ -43,7 +43,19 @@ export class RedisServer {
   private async launch(): Promise<void> {
     const child = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'no', ...this.extraArgs],
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        ...this.extraArgs,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;
@@ -55,7 +67,11 @@ export class RedisServer {
       if (output.length < 20_000) output += chunk.toString();
     });
     const exited = new Promise<never>((_, reject) => {
-      child.once('error', (err) => reject(new Error(`redis-server did not start: ${err.message}. Install it: apt-get install redis-server`)));
+      child.once('error', (err) =>
+        reject(
+          new Error(`redis-server did not start: ${err.message}. Install it: apt-get install redis-server`),
+        ),
+      );
       child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${output}`)));
     });
     await Promise.race([exited, this.waitForPing()]);
@@ -64,7 +80,13 @@ export class RedisServer {
   private async waitForPing(): Promise<void> {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const client = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const client = new Redis({
+        port: this.port,
+        host: '127.0.0.1',
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
       client.on('error', () => {});
       try {
         await client.connect();
@@ -74,7 +96,8 @@ export class RedisServer {
       } finally {
         client.disconnect();
       }
-      if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not answer within 10 s`);
+      if (Date.now() > deadline)
+        throw new Error(`redis-server on port ${this.port} did not answer within 10 s`);
       await new Promise((r) => setTimeout(r, 20));
     }
   }
