@@ -170,7 +170,7 @@ export class Queue {
     return (['not-found', 'removed', 'signalled', 'finished'] as const)[code];
   }
 
-  /** Makes a delayed job ready now, or replays a dead one. Throws for a missing or running job. */
+  /** Makes a delayed job ready now, or replays a dead one (a ready job stays as it is). Throws for a missing, running or completed job. */
   async runNow(id: string): Promise<void> {
     this.ensureOpen();
     if (typeof id !== 'string' || id === '')

@@ -57,6 +57,8 @@ export interface ClaimReply {
 export interface Lease {
   id: string;
   token: string;
+  /** The job's dedup key ('' for none), so scripts that free it can declare it in KEYS. */
+  key: string;
 }
 
 export type CompleteCode = 1 | 0 | -1;
@@ -110,6 +112,11 @@ export class Store {
 
   private job(id: string): string {
     return jobKey(this.keys, id);
+  }
+
+  /** A job's dedup key, or its hash again as a stand-in (scripts take a fixed number of keys per job). */
+  private dedupOr(lease: Lease): string {
+    return lease.key ? this.keys.dedupPrefix + lease.key : this.job(lease.id);
   }
 
   /** add.lua: one call per chunk; `jobs` must fit one chunk (BATCH.add). */
@@ -185,7 +192,7 @@ export class Store {
     const keys: string[] = [k.active, k.done, k.stats];
     const args: Arg[] = [k.jobPrefix, k.dedupPrefix, leases.length, BATCH.retention];
     leases.forEach((lease, i) => {
-      keys.push(this.job(lease.id));
+      keys.push(this.job(lease.id), this.dedupOr(lease));
       args.push(lease.id, lease.token, results[i] ?? '');
     });
     return this.run<CompleteCode[]>('complete', keys, args);
@@ -201,7 +208,7 @@ export class Store {
     const k = this.keys;
     const [code, dueAt] = await this.run<[FailReply['code'], number]>(
       'fail',
-      [this.job(lease.id), k.active, k.delayed, k.dead, k.stats, k.wake],
+      [this.job(lease.id), k.active, k.delayed, k.dead, k.stats, k.wake, this.dedupOr(lease)],
       [lease.id, lease.token, k.dedupPrefix, error.message, error.stack, mode, random, ERROR_HISTORY.count],
     );
     return { code, dueAt };
@@ -212,14 +219,14 @@ export class Store {
     const k = this.keys;
     const [code, dueAt] = await this.run<[FailReply['code'], number]>(
       'retryIn',
-      [this.job(lease.id), k.active, k.delayed, k.wake],
+      [this.job(lease.id), k.active, k.delayed, k.wake, this.dedupOr(lease)],
       [lease.id, lease.token, k.dedupPrefix, delayMs],
     );
     return { code, dueAt };
   }
 
   /** extend.lua */
-  extend(leases: readonly Lease[], leaseMs: number): Promise<ExtendCode[]> {
+  extend(leases: readonly Omit<Lease, 'key'>[], leaseMs: number): Promise<ExtendCode[]> {
     const keys = [this.keys.active, ...leases.map((l) => this.job(l.id))];
     const args: Arg[] = [leases.length, leaseMs];
     for (const l of leases) args.push(l.id, l.token);
@@ -229,14 +236,21 @@ export class Store {
   /** release.lua */
   release(leases: readonly Lease[]): Promise<number> {
     const k = this.keys;
-    const keys = [k.active, k.ready, k.prio, k.wake, k.stats, ...leases.map((l) => this.job(l.id))];
+    const keys = [
+      k.active,
+      k.ready,
+      k.prio,
+      k.wake,
+      k.stats,
+      ...leases.flatMap((l) => [this.job(l.id), this.dedupOr(l)]),
+    ];
     const args: Arg[] = [leases.length, k.dedupPrefix];
     for (const l of leases) args.push(l.id, l.token);
     return this.run<number>('release', keys, args);
   }
 
   /** progress.lua */
-  async progress(lease: Lease, value: number): Promise<boolean> {
+  async progress(lease: Omit<Lease, 'key'>, value: number): Promise<boolean> {
     return (
       (await this.run<number>('progress', [this.job(lease.id)], [lease.token, JSON.stringify(value)])) === 1
     );

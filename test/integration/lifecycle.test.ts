@@ -78,15 +78,29 @@ describe('queue operations', () => {
       expect((await ran.promise) - before).toBeLessThan(1_000);
     });
 
-    it('refuses a job that is not delayed or dead, and an unknown id', async () => {
+    it('accepts a job already ready, and refuses a running one and an unknown id', async () => {
       const queue = t.queue();
-      const id = await queue.add('x');
-      await expect(queue.runNow(id)).rejects.toThrow(InvalidStateError);
-      await expect(queue.runNow(id)).rejects.toThrow(
-        `Job "${id}" is ready; only delayed or dead jobs can be run now`,
+      const ready = await queue.add('x', 'ready');
+      await queue.runNow(ready);
+      expect((await queue.getJob(ready))?.state).toBe('ready');
+      await queue.cancel(ready);
+      const gate = deferred();
+      const started = deferred();
+      t.worker(queue, {
+        x: async () => {
+          started.resolve();
+          await gate.promise;
+        },
+      });
+      const running = await queue.add('x', 'running');
+      await started.promise;
+      await expect(queue.runNow(running)).rejects.toThrow(InvalidStateError);
+      await expect(queue.runNow(running)).rejects.toThrow(
+        `Job "${running}" is active; only delayed or dead jobs can be run now`,
       );
       await expect(queue.runNow('missing')).rejects.toThrow(JobNotFoundError);
-      expect((await queue.getJob(id))?.state).toBe('ready');
+      expect((await queue.getJob(running))?.state).toBe('active');
+      gate.resolve();
     });
 
     it('replays a dead job with its attempts reset', async () => {

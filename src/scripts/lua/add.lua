@@ -31,26 +31,35 @@ for i = 1, n do
 end
 
 local now = redisNow()
+
+-- Reads for every job first (the holder of a dedup key is found here, not declared in KEYS).
+local existing = {}
+for i = 1, n do
+  local o = 2 + (i - 1) * FIELDS
+  local id, key = ARGV[o + 1], ARGV[o + 10]
+  if redis.call('EXISTS', KEYS[5 + 2 * i]) == 1 then
+    existing[i] = id
+  elseif key ~= '' then
+    local holder = redis.call('GET', KEYS[6 + 2 * i])
+    -- The holder's hash is in this queue's slot; a key left behind by a vanished job is stale.
+    if holder and redis.call('EXISTS', jobPrefix .. holder) == 1 then
+      existing[i] = holder
+    end
+  end
+end
+
 local result = {}
 local created = 0
-
+local claimedKeys = {}
+local madeIds = {}
 for i = 1, n do
   local o = 2 + (i - 1) * FIELDS
   local id, key = ARGV[o + 1], ARGV[o + 10]
   local jobKey, dedupKey = KEYS[5 + 2 * i], KEYS[6 + 2 * i]
-  local existing = nil
-  if redis.call('EXISTS', jobKey) == 1 then
-    existing = id
-  elseif key ~= '' then
-    local holder = redis.call('GET', dedupKey)
-    -- The holder's hash is in this queue's slot; a key left behind by a vanished job is stale.
-    if holder and redis.call('EXISTS', jobPrefix .. holder) == 1 then
-      existing = holder
-    end
-  end
-
-  if existing then
-    result[#result + 1] = existing
+  -- Two jobs of this call with the same id or key: the first one made holds it.
+  local holder = existing[i] or madeIds[id] or (key ~= '' and claimedKeys[key])
+  if holder then
+    result[#result + 1] = holder
     result[#result + 1] = 0
   else
     local due
@@ -81,6 +90,7 @@ for i = 1, n do
       fields[#fields + 1] = 'key'
       fields[#fields + 1] = key
       redis.call('SET', dedupKey, id)
+      claimedKeys[key] = id
     end
     redis.call('HSET', jobKey, unpack(fields))
 
@@ -91,6 +101,7 @@ for i = 1, n do
       wake(KEYS[5])
     end
     created = created + 1
+    madeIds[id] = id
     result[#result + 1] = id
     result[#result + 1] = 1
   end

@@ -6,6 +6,7 @@ Returns {code, state}: 1 removed (it was delayed or ready), 2 signalled (it is r
 worker fires its AbortSignal, and the job is deleted when the attempt ends unless it completed),
 0 no such job, 3 nothing to cancel (state is done or dead).
 
+The dedup key is named in the job hash, so it is read here, before the first write.
 Safe to run twice: a removed job is gone; a running one is flagged again and noticed once.
 ]]
 -- @include lib/finish.lua
@@ -24,17 +25,21 @@ if state == 'active' then
   redis.call('PUBLISH', ARGV[3], 'cancel:' .. id)
   return { 2, state }
 end
-if state == 'delayed' then
-  redis.call('ZREM', delayedKey, id)
-elseif state == 'ready' then
-  -- LREM walks the list; cancelling a ready job is rare next to claims, which stay O(1).
-  if redis.call('ZREM', prioKey, id) == 0 then
-    redis.call('LREM', readyKey, 1, id)
-  end
-else
+if state ~= 'delayed' and state ~= 'ready' then
   return { 3, state }
 end
-releaseDedupKey(dedupPrefix, f[2], id)
+local dedupKey = f[2] and dedupPrefix .. f[2]
+local holder = dedupKey and redis.call('GET', dedupKey)
+
+if state == 'delayed' then
+  redis.call('ZREM', delayedKey, id)
+elseif redis.call('ZREM', prioKey, id) == 0 then
+  -- LREM walks the list; cancelling a ready job is rare next to claims, which stay O(1).
+  redis.call('LREM', readyKey, 1, id)
+end
+if dedupKey then
+  releaseDedupKey(dedupKey, holder, id)
+end
 redis.call('DEL', jobKey)
 redis.call('HINCRBY', statsKey, 'cancelled', 1)
 return { 1, state }

@@ -14,7 +14,9 @@ Returns {seconds, microseconds, nextDue, flags, then 12 values per claimed job:
 
 A job leaves `ready` and enters `active` with its lease deadline in this one script: there is no
 window in which a killed worker loses it (DESIGN §3.3). The job hashes are found here and cannot
-be declared in KEYS; they share the queue's slot, and all reads of a job precede its writes.
+be declared in KEYS; they share the queue's slot. Each step (promote, then claim) reads all it
+needs before its first write, so a failure on an unreachable key (a slot migration) leaves no
+job half-moved.
 Safe to run twice: a re-sent claim (same token) finds its receipt and answers with the jobs the
 first run claimed, instead of claiming a second batch nobody would run.
 ]]
@@ -33,6 +35,7 @@ local token = ARGV[4]
 local promoteLimit = tonumber(ARGV[5])
 
 local now, time = redisNow()
+local FIELDS = { 'state', 'type', 'data', 'attempt', 'maxAttempts', 'timeout', 'backoff', 'dueAt', 'key', 'keep', 'createdAt', 'priority', 'token', 'finishedAt' }
 
 local function nextDue()
   local head = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
@@ -40,10 +43,6 @@ local function nextDue()
 end
 
 local out = { time[1], time[2], 0, 0 }
-local got = 0
-local claimed = {}
-local FIELDS = { 'state', 'type', 'data', 'attempt', 'maxAttempts', 'timeout', 'backoff', 'dueAt', 'key', 'keep', 'createdAt', 'priority', 'token' }
-
 local function append(id, f, attempt)
   local o = #out
   out[o + 1] = id
@@ -75,43 +74,59 @@ if readyLength(readyKey, prioKey) < wanted then
   promoteDue(S, metaKey, jobPrefix, now, promoteLimit)
 end
 
-local deadline = now + leaseMs
-
-local function claimOne(id)
+-- Reads: the candidates from the head of `prio` (higher priorities first), then of `ready`.
+-- Every one examined is popped; strays (heal.lua) are dropped or restored, not claimed.
+local plans = {}
+local takes = 0
+local popPrio, popReady = 0, 0
+local function examine(id)
   local jobKey = jobPrefix .. id
   local f = redis.call('HMGET', jobKey, unpack(FIELDS))
-  if f[1] ~= 'ready' and resolveStray(S, jobKey, id, f[1], now) ~= 'take' then
-    return
+  local action = f[1] == 'ready' and 'take' or strayAction(S, jobKey, id, f[1])
+  if action == 'take' then
+    takes = takes + 1
   end
-  local attempt = (tonumber(f[4]) or 0) + 1
-  redis.call('HSET', jobKey, 'state', 'active', 'attempt', attempt, 'token', token, 'startedAt', now)
-  redis.call('ZADD', activeKey, deadline, id)
-  got = got + 1
-  claimed[got] = id
-  append(id, f, attempt)
+  plans[#plans + 1] = { id, action, f }
 end
-
--- Higher priorities first; each pass pops what is still wanted, skipped ids make another pass.
-while got < wanted do
-  local popped = redis.call('ZPOPMIN', prioKey, wanted - got)
-  if #popped == 0 then
+for _, id in ipairs(redis.call('ZRANGE', prioKey, 0, wanted - 1)) do
+  if takes >= wanted then
     break
   end
-  for i = 1, #popped, 2 do
-    claimOne(popped[i])
-  end
+  examine(id)
+  popPrio = popPrio + 1
 end
-while got < wanted do
-  local popped = redis.call('LPOP', readyKey, wanted - got)
-  if not popped then
-    break
-  end
-  for i = 1, #popped do
-    claimOne(popped[i])
+if takes < wanted then
+  for _, id in ipairs(redis.call('LRANGE', readyKey, 0, wanted - 1)) do
+    if takes >= wanted then
+      break
+    end
+    examine(id)
+    popReady = popReady + 1
   end
 end
 
-if got > 0 then
+-- Writes.
+if popPrio > 0 then
+  redis.call('ZPOPMIN', prioKey, popPrio)
+end
+if popReady > 0 then
+  redis.call('LPOP', readyKey, popReady)
+end
+local deadline = now + leaseMs
+local claimed = {}
+for _, plan in ipairs(plans) do
+  local id, action, f = plan[1], plan[2], plan[3]
+  if action == 'take' then
+    local attempt = (tonumber(f[4]) or 0) + 1
+    redis.call('HSET', jobPrefix .. id, 'state', 'active', 'attempt', attempt, 'token', token, 'startedAt', now)
+    redis.call('ZADD', activeKey, deadline, id)
+    claimed[#claimed + 1] = id
+    append(id, f, attempt)
+  elseif action == 'restore' then
+    restoreFinished(S, id, f[1], f[14], now)
+  end
+end
+if #claimed > 0 then
   -- Ids never hold control characters (the client refuses them), so a newline separates them.
   redis.call('SET', receiptKey, table.concat(claimed, '\n'), 'PX', leaseMs)
 end

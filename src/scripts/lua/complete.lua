@@ -1,14 +1,15 @@
 --[[ complete: records that jobs finished, each only if the caller still holds its lease.
 
-KEYS[1] active   KEYS[2] done   KEYS[3] stats   KEYS[3 + i] job hash of job i (i = 1..n)
+KEYS[1] active   KEYS[2] done   KEYS[3] stats
+KEYS[2 + 2i]  job hash of job i (i = 1..n)   KEYS[3 + 2i]  its dedup key, or the job hash again
 ARGV[1] job key prefix   ARGV[2] dedup key prefix   ARGV[3] n   ARGV[4] retention limit
 ARGV[5 + 3(i-1) …]  per job: id, lease token, result (JSON; stored only when the job is kept)
 Returns one code per job: 1 completed, 0 refused (the lease is gone: reclaimed, or handed to
 another worker), -1 the job no longer exists (cancelled, removed, or already completed and deleted).
 
 A completed job is deleted, or kept in `done` when it was added with keepCompleted; `done` is
-then trimmed to the job's limits, batch-limited. Safe to run twice: a job this token already
-completed and kept answers 1 again; one already deleted answers -1.
+then trimmed to the job's limits, batch-limited. Reads come before writes. Safe to run twice:
+a job this token already completed and kept answers 1 again; one already deleted answers -1.
 ]]
 -- @include lib/time.lua
 -- @include lib/finish.lua
@@ -21,14 +22,11 @@ local retentionLimit = tonumber(ARGV[4])
 local now = redisNow()
 
 local codes = {}
-local completed = 0
-local keepSpec = nil
-
+local finishing = {}
 for i = 1, n do
   local o = 4 + (i - 1) * 3
   local id, token = ARGV[o + 1], ARGV[o + 2]
-  local jobKey = KEYS[3 + i]
-  local f = redis.call('HMGET', jobKey, 'state', 'token', 'key', 'keep')
+  local f = redis.call('HMGET', KEYS[2 + 2 * i], 'state', 'token', 'key', 'keep')
   if not f[1] then
     codes[i] = -1
   elseif f[2] ~= token then
@@ -38,23 +36,32 @@ for i = 1, n do
   elseif f[1] ~= 'active' then
     codes[i] = 0
   else
-    redis.call('ZREM', activeKey, id)
-    releaseDedupKey(dedupPrefix, f[3], id)
-    if f[4] then
-      redis.call('HSET', jobKey, 'state', 'done', 'finishedAt', now, 'result', ARGV[o + 3])
-      redis.call('HDEL', jobKey, 'cancel')
-      redis.call('ZADD', doneKey, now, id)
-      keepSpec = f[4]
-    else
-      redis.call('DEL', jobKey)
-    end
-    completed = completed + 1
     codes[i] = 1
+    local dedupKey = f[3] and dedupPrefix .. f[3]
+    finishing[#finishing + 1] = { i, id, f, dedupKey, dedupKey and redis.call('GET', dedupKey) }
   end
 end
 
-if completed > 0 then
-  redis.call('HINCRBY', statsKey, 'completed', completed)
+local keepSpec = nil
+for _, job in ipairs(finishing) do
+  local i, id, f, dedupKey, holder = job[1], job[2], job[3], job[4], job[5]
+  local jobKey = KEYS[2 + 2 * i]
+  redis.call('ZREM', activeKey, id)
+  if dedupKey then
+    releaseDedupKey(dedupKey, holder, id)
+  end
+  if f[4] then
+    redis.call('HSET', jobKey, 'state', 'done', 'finishedAt', now, 'result', ARGV[4 + (i - 1) * 3 + 3])
+    redis.call('HDEL', jobKey, 'cancel')
+    redis.call('ZADD', doneKey, now, id)
+    keepSpec = f[4]
+  else
+    redis.call('DEL', jobKey)
+  end
+end
+
+if #finishing > 0 then
+  redis.call('HINCRBY', statsKey, 'completed', #finishing)
 end
 if keepSpec then
   local count, ageMs = parseKeep(keepSpec)

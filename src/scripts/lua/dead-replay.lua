@@ -5,7 +5,8 @@ KEYS[7] receipt: `receipt:<request id>`, this call's answer, kept for a minute
 ARGV[1] job key prefix   ARGV[2] dedup key prefix   ARGV[3] limit
 Returns how many jobs moved.
 
-The job hashes are found here and cannot be declared in KEYS; they share the queue's slot.
+The job hashes are found here and cannot be declared in KEYS; they share the queue's slot, and
+all reads come before the first write.
 Safe to run twice: a re-sent call finds its receipt and moves nothing more.
 ]]
 -- @include lib/time.lua
@@ -25,17 +26,25 @@ local ids = redis.call('ZRANGE', deadKey, 0, limit - 1)
 if #ids == 0 then
   return 0
 end
+local plans = {}
+for i = 1, #ids do
+  local f = redis.call('HMGET', jobPrefix .. ids[i], 'state', 'priority', 'key')
+  local dedupKey = f[1] == 'dead' and f[3] and dedupPrefix .. f[3]
+  plans[i] = { f, dedupKey, dedupKey and redis.call('GET', dedupKey) }
+end
+
 redis.call('ZREMRANGEBYRANK', deadKey, 0, #ids - 1)
 local moved = 0
 for i = 1, #ids do
   local id = ids[i]
-  local jobKey = jobPrefix .. id
-  local f = redis.call('HMGET', jobKey, 'state', 'priority', 'key')
+  local f, dedupKey, holder = plans[i][1], plans[i][2], plans[i][3]
+  -- An id whose hash says it is elsewhere (or has none) only leaves `dead`.
   if f[1] == 'dead' then
+    local jobKey = jobPrefix .. id
     redis.call('HSET', jobKey, 'state', 'ready', 'dueAt', now, 'attempt', 0, 'token', '')
     redis.call('HDEL', jobKey, 'finishedAt')
-    if f[3] then
-      redis.call('SET', dedupPrefix .. f[3], id, 'NX')
+    if dedupKey and not holder then
+      redis.call('SET', dedupKey, id)
     end
     pushReady(readyKey, prioKey, metaKey, id, tonumber(f[2]) or 0)
     moved = moved + 1

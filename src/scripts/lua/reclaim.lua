@@ -8,9 +8,10 @@ Returns {reclaimed, dead}: how many went back to `delayed`, and how many of thos
 attempts and went to `dead` instead.
 
 An expired lease counts as a failed attempt and waits out the job's backoff (DESIGN §3.3): a job
-that kills its worker every time ends in dead instead of a crash loop. The token is cleared first,
-so the old worker, should it come back, can neither complete nor fail the job (§3.4).
-The job hashes are found here and cannot be declared in KEYS; they share the queue's slot.
+that kills its worker every time ends in dead instead of a crash loop. The token is cleared, so
+the old worker, should it come back, can neither complete nor fail the job (§3.4).
+The job hashes are found here and cannot be declared in KEYS; they share the queue's slot, and
+all reads come before the first write.
 ]]
 -- @include lib/time.lua
 -- @include lib/wake.lua
@@ -25,29 +26,46 @@ local limit, seed, errorCap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARG
 local now = redisNow()
 
 local ids = redis.call('ZRANGEBYSCORE', activeKey, '-inf', now, 'LIMIT', 0, limit)
+local plans = {}
+for i = 1, #ids do
+  local id = ids[i]
+  local jobKey = jobPrefix .. id
+  local f = redis.call('HMGET', jobKey, 'state', 'attempt', 'maxAttempts', 'backoff', 'key', 'cancel', 'errors', 'finishedAt')
+  local action = f[1] == 'active' and 'take' or strayAction(S, jobKey, id, f[1])
+  local dedupKey = action == 'take' and f[5] and dedupPrefix .. f[5]
+  plans[i] = { action, f, dedupKey, dedupKey and redis.call('GET', dedupKey) }
+end
+
 local reclaimed, dead = 0, 0
 for i = 1, #ids do
   local id = ids[i]
   local jobKey = jobPrefix .. id
-  local f = redis.call('HMGET', jobKey, 'state', 'attempt', 'maxAttempts', 'backoff', 'key', 'cancel')
-  if f[1] ~= 'active' and resolveStray(S, jobKey, id, f[1], now) ~= 'take' then
+  local action, f, dedupKey, holder = plans[i][1], plans[i][2], plans[i][3], plans[i][4]
+  if action ~= 'take' then
     redis.call('ZREM', activeKey, id)
+    if action == 'restore' then
+      restoreFinished(S, id, f[1], f[8], now)
+    end
   elseif f[6] == '1' then
     redis.call('ZREM', activeKey, id)
-    releaseDedupKey(dedupPrefix, f[5], id)
+    if dedupKey then
+      releaseDedupKey(dedupKey, holder, id)
+    end
     redis.call('DEL', jobKey)
   else
     local attempt = tonumber(f[2]) or 1
-    redis.call('HSET', jobKey, 'token', '')
-    appendError(jobKey, {
+    local errors = withError(f[7], {
       message = 'Lease expired: the worker died, stalled or lost Redis while running attempt ' .. attempt,
       stack = '', at = now, attempt = attempt,
     }, errorCap)
+    redis.call('HSET', jobKey, 'token', '', 'errors', errors)
     redis.call('HINCRBY', statsKey, 'reclaimed', 1)
     reclaimed = reclaimed + 1
     if attempt >= (tonumber(f[3]) or 1) then
       activeToDead(activeKey, deadKey, statsKey, jobKey, id, now)
-      releaseDedupKey(dedupPrefix, f[5], id)
+      if dedupKey then
+        releaseDedupKey(dedupKey, holder, id)
+      end
       dead = dead + 1
     else
       -- Golden-ratio steps spread one seed into a different jitter per job.

@@ -2,11 +2,13 @@
 polling jobs, like a payment check that waits for a callback (seed 000 §6).
 
 KEYS[1] job hash   KEYS[2] active   KEYS[3] delayed   KEYS[4] wake
+KEYS[5] the job's dedup key, or the job hash again when it has none
 ARGV[1] id   ARGV[2] lease token   ARGV[3] dedup key prefix   ARGV[4] delay in ms
 Returns {code, dueAt}: 1 rescheduled at dueAt, 3 deleted (a cancel was requested while it ran),
 0 refused (the lease is gone), -1 the job no longer exists.
 
-The attempt taken by the claim is given back. Safe to run twice: the token stays on the job.
+The attempt taken by the claim is given back. Reads come before writes. Safe to run twice: the
+token stays on the job.
 ]]
 -- @include lib/time.lua
 -- @include lib/wake.lua
@@ -27,10 +29,14 @@ if f[1] == 'delayed' then
 elseif f[1] ~= 'active' then
   return { 0, 0 }
 end
+local dedupKey = f[4] and dedupPrefix .. f[4]
+local holder = dedupKey and redis.call('GET', dedupKey)
 
 redis.call('ZREM', activeKey, id)
 if f[5] == '1' then
-  releaseDedupKey(dedupPrefix, f[4], id)
+  if dedupKey then
+    releaseDedupKey(dedupKey, holder, id)
+  end
   redis.call('DEL', jobKey)
   return { 3, 0 }
 end

@@ -3,9 +3,10 @@
 KEYS[1] job hash   KEYS[2] delayed   KEYS[3] ready   KEYS[4] prio   KEYS[5] dead   KEYS[6] meta
 KEYS[7] wake
 ARGV[1] id   ARGV[2] dedup key prefix
-Returns {code, state}: 1 moved to ready, 0 no such job, 2 refused (state is ready, active or done).
+Returns {code, state}: 1 moved to ready (or already ready), 0 no such job, 2 refused (state is
+active or done).
 
-Safe to run twice: the second run finds the job ready and refuses, changing nothing.
+Safe to run twice: the second run finds the job ready, and says so.
 ]]
 -- @include lib/time.lua
 -- @include lib/wake.lua
@@ -19,20 +20,28 @@ local state = f[1]
 if not state then
   return { 0, '' }
 end
+if state == 'ready' then
+  return { 1, state }
+end
+if state ~= 'delayed' and state ~= 'dead' then
+  return { 2, state }
+end
+-- The dedup key is named in the hash: read it before the first write.
+local dedupKey = state == 'dead' and f[3] and dedupPrefix .. f[3]
+local holder = dedupKey and redis.call('GET', dedupKey)
+
 local now = redisNow()
 if state == 'delayed' then
   redis.call('ZREM', delayedKey, id)
   redis.call('HSET', jobKey, 'state', 'ready', 'dueAt', now)
-elseif state == 'dead' then
+else
   redis.call('ZREM', deadKey, id)
   redis.call('HSET', jobKey, 'state', 'ready', 'dueAt', now, 'attempt', 0, 'token', '')
   redis.call('HDEL', jobKey, 'finishedAt')
   -- The job holds its dedup key again, unless a newer job took it meanwhile.
-  if f[3] then
-    redis.call('SET', dedupPrefix .. f[3], id, 'NX')
+  if dedupKey and not holder then
+    redis.call('SET', dedupKey, id)
   end
-else
-  return { 2, state }
 end
 pushReady(readyKey, prioKey, metaKey, id, tonumber(f[2]) or 0)
 wake(wakeKey)

@@ -1,18 +1,15 @@
 -- Frees a job's dedup key, if the key still names this job: from then on an add with the same
--- key makes a new job (DESIGN §1: done or dead frees the key).
-local function releaseDedupKey(dedupPrefix, key, id)
-  if key and key ~= '' then
-    local dedupKey = dedupPrefix .. key
-    if redis.call('GET', dedupKey) == id then
-      redis.call('DEL', dedupKey)
-    end
+-- key makes a new job (DESIGN §1: done or dead frees the key). `holder` is the key's value, read
+-- before the script's first write.
+local function releaseDedupKey(dedupKey, holder, id)
+  if holder == id then
+    redis.call('DEL', dedupKey)
   end
 end
 
--- Appends one error to the job's capped history (the oldest drops out).
-local function appendError(jobKey, entry, cap)
+-- The job's error history with one more entry, the oldest dropped past `cap` (no Redis call).
+local function withError(raw, entry, cap)
   local list = {}
-  local raw = redis.call('HGET', jobKey, 'errors')
   if raw then
     local ok, decoded = pcall(cjson.decode, raw)
     if ok and type(decoded) == 'table' then
@@ -23,11 +20,11 @@ local function appendError(jobKey, entry, cap)
   while #list > cap do
     table.remove(list, 1)
   end
-  redis.call('HSET', jobKey, 'errors', cjson.encode(list))
+  return cjson.encode(list)
 end
 
 -- Moves an active job to the dead-letter queue. The token stays, so that a re-sent fail from the
--- same worker recognises its own work; reclaim clears it before calling this.
+-- same worker recognises its own work; reclaim clears it.
 local function activeToDead(activeKey, deadKey, statsKey, jobKey, id, now)
   redis.call('ZREM', activeKey, id)
   redis.call('ZADD', deadKey, now, id)

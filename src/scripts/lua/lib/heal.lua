@@ -2,7 +2,7 @@
 -- meets an id whose hash says it is somewhere else decides here what to do with it.
 -- S holds the structure keys: delayed, ready, prio, active, dead, done.
 
--- Whether the job is in the structure its state names.
+-- Whether the job is in the structure its state names (reads only).
 local function placedWhereStateSays(S, id, state)
   if state == 'delayed' then
     return redis.call('ZSCORE', S.delayed, id) ~= false
@@ -19,12 +19,13 @@ local function placedWhereStateSays(S, id, state)
   return false
 end
 
--- For an id met in a structure its hash's state does not name, returns:
+-- For an id met in a structure its hash's state does not name, returns (reading only):
 --   'drop'    the id is stale: there is no hash, or the job is also where its state says;
---   'restore' a finished job (done or dead) had lost its place: it is put back, never re-run;
+--   'restore' a finished job (done or dead) had lost its place: put it back (restoreFinished),
+--             never re-run it;
 --   'take'    the job is nowhere else (or its state is unknown): the caller handles it as its own,
 --             so it runs, and a job the worker cannot read goes to dead with the reason.
-local function resolveStray(S, jobKey, id, state, now)
+local function strayAction(S, jobKey, id, state)
   if not state then
     if redis.call('EXISTS', jobKey) == 0 then
       return 'drop'
@@ -35,9 +36,11 @@ local function resolveStray(S, jobKey, id, state, now)
     return 'drop'
   end
   if state == 'done' or state == 'dead' then
-    local at = tonumber(redis.call('HGET', jobKey, 'finishedAt')) or now
-    redis.call('ZADD', state == 'done' and S.done or S.dead, at, id)
     return 'restore'
   end
   return 'take'
+end
+
+local function restoreFinished(S, id, state, finishedAt, now)
+  redis.call('ZADD', state == 'done' and S.done or S.dead, tonumber(finishedAt) or now, id)
 end

@@ -1,31 +1,36 @@
 -- Deletes completed jobs kept in `done`: the oldest beyond `count`, then any older than `ageMs`
--- (0 means no limit), at most `limit` in all. Returns how many went.
+-- (0 means no limit), at most `limit` in all. Returns how many went. Reads first (the job hashes
+-- are found here), then writes.
 local function trimDone(doneKey, jobPrefix, now, count, ageMs, limit)
-  local removed = 0
-  local function drop(ids)
-    for i = 1, #ids do
-      local jobKey = jobPrefix .. ids[i]
-      if redis.call('HGET', jobKey, 'state') == 'done' then
-        redis.call('DEL', jobKey)
-      end
-    end
-    -- The ids are the lowest scores of `done`, so one range delete removes exactly them.
-    redis.call('ZREMRANGEBYRANK', doneKey, 0, #ids - 1)
-    removed = removed + #ids
-  end
+  local ids = {}
   if count > 0 then
     local excess = redis.call('ZCARD', doneKey) - count
     if excess > 0 then
-      drop(redis.call('ZRANGE', doneKey, 0, math.min(excess, limit) - 1))
+      ids = redis.call('ZRANGE', doneKey, 0, math.min(excess, limit) - 1)
     end
   end
-  if ageMs > 0 and removed < limit then
-    local ids = redis.call('ZRANGEBYSCORE', doneKey, '-inf', now - ageMs, 'LIMIT', 0, limit - removed)
-    if #ids > 0 then
-      drop(ids)
+  if ageMs > 0 and #ids < limit then
+    -- The oldest first either way, so the age pass continues where the count pass ended.
+    local old = redis.call('ZRANGEBYSCORE', doneKey, '-inf', now - ageMs, 'LIMIT', #ids, limit - #ids)
+    for i = 1, #old do
+      ids[#ids + 1] = old[i]
     end
   end
-  return removed
+  if #ids == 0 then
+    return 0
+  end
+  local states = {}
+  for i = 1, #ids do
+    states[i] = redis.call('HGET', jobPrefix .. ids[i], 'state')
+  end
+  for i = 1, #ids do
+    if states[i] == 'done' then
+      redis.call('DEL', jobPrefix .. ids[i])
+    end
+  end
+  -- The ids are the lowest scores of `done`, so one range delete removes exactly them.
+  redis.call('ZREMRANGEBYRANK', doneKey, 0, #ids - 1)
+  return #ids
 end
 
 -- Reads a keep spec '<count>:<ageMs>'.
