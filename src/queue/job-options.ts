@@ -55,13 +55,9 @@ export type DefaultJobOptions = Pick<
   'priority' | 'maxAttempts' | 'backoff' | 'timeout' | 'keepCompleted'
 >;
 
-export const DEFAULT_JOB_OPTION_NAMES = [
-  'priority',
-  'maxAttempts',
-  'backoff',
-  'timeout',
-  'keepCompleted',
-] as const;
+export const DEFAULT_JOB_OPTION_NAMES = JOB_OPTION_NAMES.filter(
+  (name): name is keyof DefaultJobOptions => !['delay', 'at', 'id', 'key'].includes(name),
+);
 
 function encodeKeep(value: unknown): string | undefined {
   if (value === undefined || value === false) return undefined;

@@ -1,14 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { DEFAULT_PREFIX, LIMITS, SCHEDULER } from '../defaults.js';
+import { LIMITS, SCHEDULER } from '../defaults.js';
 import type { Queue } from '../queue/queue.js';
-import {
-  type ConnectionOption,
-  checkConnection,
-  closeClient,
-  type OpenedClient,
-  openClient,
-} from '../redis/connection.js';
-import { checkPrefix, checkQueueName, queueKeys } from '../redis/keys.js';
+import { resolveQueueTarget } from '../queue/target.js';
+import { type ConnectionOption, closeClient, type OpenedClient, openClient } from '../redis/connection.js';
 import { Store } from '../redis/store.js';
 import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
 import { toError } from '../worker/job-error.js';
@@ -69,11 +63,8 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     super();
     const opts = checkPlainObject('Scheduler options', options);
     checkKnownKeys('Scheduler options', opts, OPTION_NAMES);
-    checkConnection(options.connection);
-    const fromQueue = typeof queue === 'string' ? undefined : queue;
-    this.name = checkQueueName(fromQueue ? fromQueue.name : queue);
-    const prefix =
-      options.prefix === undefined ? (fromQueue?.prefix ?? DEFAULT_PREFIX) : checkPrefix(options.prefix);
+    const target = resolveQueueTarget(queue, options);
+    this.name = target.name;
     this.maxReady =
       options.maxReady === undefined
         ? SCHEDULER.maxReady
@@ -88,12 +79,12 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       SCHEDULER.retentionIntervalMs,
     );
 
-    this.opened = openClient(options.connection ?? fromQueue?.connectionOption, {
+    this.opened = openClient(target.connection, {
       name: `dueq:scheduler:${this.name}`,
       waitForRedis: true,
     });
     if (this.opened.owned) this.opened.client.on('error', (err: Error) => this.reportError(err));
-    const store = new Store(this.opened.client, queueKeys(prefix, this.name));
+    const store = new Store(this.opened.client, target.keys);
     const onError = (error: unknown) => this.reportError(toError(error));
     this.promoter = new Promoter(
       store,

@@ -3,7 +3,6 @@ import {
   DEFAULT_CLOSE_TIMEOUT_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_LEASE_MS,
-  DEFAULT_PREFIX,
   LIMITS,
   WORKER,
 } from '../defaults.js';
@@ -20,14 +19,8 @@ import {
 import { decodeBackoff } from '../queue/backoff.js';
 import type { JobInfo, JobState } from '../queue/job-info.js';
 import type { Queue } from '../queue/queue.js';
-import {
-  type ConnectionOption,
-  checkConnection,
-  closeClient,
-  type OpenedClient,
-  openClient,
-} from '../redis/connection.js';
-import { checkPrefix, checkQueueName, queueKeys } from '../redis/keys.js';
+import { resolveQueueTarget } from '../queue/target.js';
+import { type ConnectionOption, closeClient, type OpenedClient, openClient } from '../redis/connection.js';
 import {
   type ClaimedJob,
   type CompleteCode,
@@ -125,11 +118,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
     super();
     const opts = checkPlainObject('Worker options', options);
     checkKnownKeys('Worker options', opts, WORKER_OPTION_NAMES);
-    checkConnection(options.connection);
-    const fromQueue = typeof queue === 'string' ? undefined : queue;
-    this.name = checkQueueName(fromQueue ? fromQueue.name : queue);
-    const prefix =
-      options.prefix === undefined ? (fromQueue?.prefix ?? DEFAULT_PREFIX) : checkPrefix(options.prefix);
+    const target = resolveQueueTarget(queue, options);
+    this.name = target.name;
     this.handlers = checkHandlers(handlers);
     this.concurrency =
       options.concurrency === undefined
@@ -146,8 +136,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         ? WORKER.reclaimIntervalMs
         : checkInteger('reclaimIntervalMs', options.reclaimIntervalMs, 0, LIMITS.delayMs);
 
-    const connection = options.connection ?? fromQueue?.connectionOption;
-    const keys = queueKeys(prefix, this.name);
+    const { connection, keys } = target;
     const label = `dueq:worker:${this.name}:${this.id}`;
     this.command = openClient(connection, { name: label, waitForRedis: true });
     this.blocker = openClient(connection, { name: `${label}:wait`, waitForRedis: true, dedicated: true });
