@@ -16,6 +16,7 @@ export type DueqErrorCode =
   | 'DUEQ_JOB_CANCELLED'
   | 'DUEQ_LEASE_LOST'
   | 'DUEQ_SHUTDOWN'
+  | 'DUEQ_JOB_LOAD'
   | 'DUEQ_REDIS';
 
 export class DueqError extends Error {
@@ -126,6 +127,17 @@ export class LeaseLostError extends DueqError {
 export class ShutdownError extends DueqError {
   constructor() {
     super('DUEQ_SHUTDOWN', 'Worker closed before the job finished; the job was handed back');
+  }
+}
+
+/** A file in the jobs directory could not be loaded, or does not define a job. */
+export class JobLoadError extends DueqError {
+  constructor(
+    readonly file: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super('DUEQ_JOB_LOAD', `${file}: ${message}`, options);
   }
 }
 

@@ -1,3 +1,7 @@
+/**
+ * dueq: a Redis-backed delayed-job queue and distributed task scheduler.
+ * Everything public is named here; nothing runs at import.
+ */
 export {
   BadJobDataError,
   ClosedError,
@@ -5,6 +9,7 @@ export {
   type DueqErrorCode,
   InvalidStateError,
   JobCancelledError,
+  JobLoadError,
   JobNotFoundError,
   JobTimeoutError,
   LeaseLostError,
@@ -15,6 +20,7 @@ export {
   UnrecoverableError,
   ValidationError,
 } from './errors.js';
+export { defineJob, type Handler, type JobDefinition, type JobDefinitionInput } from './jobs/define-job.js';
 export type { BackoffOption } from './queue/backoff.js';
 export type { DeadLetters } from './queue/dead-letters.js';
 export type { DoctorReport, Problem } from './queue/doctor.js';
@@ -31,8 +37,8 @@ export type { ConnectionOption } from './redis/connection.js';
 export { Scheduler, type SchedulerEvents, type SchedulerOptions } from './scheduler/scheduler.js';
 export { JobContext, RetryLater } from './worker/job-context.js';
 export {
-  type Handler,
   type Handlers,
+  type StuckJob,
   Worker,
   type WorkerEvents,
   type WorkerOptions,

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_ATTEMPTS, LIMITS } from '../defaults.js';
 import { ValidationError } from '../errors.js';
-import type { NewJob } from '../redis/store.js';
+import type { AddDefaults, NewJob } from '../redis/store.js';
 import { checkInteger, checkKnownKeys, checkPlainObject, checkString } from '../util/checks.js';
 import { describe } from '../util/describe.js';
 import { parseDuration } from '../util/duration.js';
@@ -80,9 +80,19 @@ function atMillis(value: unknown): number {
   return ms;
 }
 
+function timeoutMillis(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDuration('timeout', value, LIMITS.delayMs);
+  if (ms === 0)
+    throw new ValidationError('Expected `timeout` to be more than 0 ms; leave it out for no limit');
+  return ms;
+}
+
 /**
  * Checks one job and turns it into what add.lua stores. Throws a ValidationError (or
  * PayloadTooLargeError) on the first problem; nothing is sent to Redis before every job passed.
+ * maxAttempts, backoff and timeout are passed on only when the add gives them: otherwise the job
+ * type's registered options (defineJob) apply, then the queue's defaults (see addDefaults).
  */
 export function prepareJob(
   type: unknown,
@@ -92,34 +102,27 @@ export function prepareJob(
   maxPayloadBytes: number,
 ): NewJob {
   checkString('type', type, LIMITS.typeLength);
-  const opts = options === undefined ? {} : checkPlainObject('options', options);
-  checkKnownKeys('job options', opts, JOB_OPTION_NAMES);
-  const merged = { ...defaults, ...opts } as JobOptions;
-
-  if (merged.delay !== undefined && merged.at !== undefined) {
+  const opts = (options === undefined ? {} : checkPlainObject('options', options)) as JobOptions;
+  checkKnownKeys('job options', opts as Record<string, unknown>, JOB_OPTION_NAMES);
+  if (opts.delay !== undefined && opts.at !== undefined) {
     throw new ValidationError('Give either `delay` or `at`, not both');
   }
-  const timeoutMs =
-    merged.timeout === undefined ? undefined : parseDuration('timeout', merged.timeout, LIMITS.delayMs);
-  if (timeoutMs === 0)
-    throw new ValidationError('Expected `timeout` to be more than 0 ms; leave it out for no limit');
-
+  const priority = opts.priority ?? defaults.priority;
   return {
-    id: merged.id === undefined ? newJobId() : checkString('id', merged.id, LIMITS.idLength),
+    id: opts.id === undefined ? newJobId() : checkString('id', opts.id, LIMITS.idLength),
     type: type as string,
     data: serializePayload(data, maxPayloadBytes),
-    delayMs: merged.delay === undefined ? undefined : parseDuration('delay', merged.delay, LIMITS.delayMs),
-    atMs: merged.at === undefined ? undefined : atMillis(merged.at),
-    priority:
-      merged.priority === undefined ? 0 : checkInteger('priority', merged.priority, 0, LIMITS.priority),
+    delayMs: opts.delay === undefined ? undefined : parseDuration('delay', opts.delay, LIMITS.delayMs),
+    atMs: opts.at === undefined ? undefined : atMillis(opts.at),
+    priority: priority === undefined ? 0 : checkInteger('priority', priority, 0, LIMITS.priority),
     maxAttempts:
-      merged.maxAttempts === undefined
-        ? DEFAULT_MAX_ATTEMPTS
-        : checkInteger('maxAttempts', merged.maxAttempts, 1, LIMITS.maxAttempts),
-    backoff: encodeBackoff(merged.backoff),
-    timeoutMs,
-    key: merged.key === undefined ? undefined : checkString('key', merged.key, LIMITS.keyLength),
-    keep: encodeKeep(merged.keepCompleted),
+      opts.maxAttempts === undefined
+        ? undefined
+        : checkInteger('maxAttempts', opts.maxAttempts, 1, LIMITS.maxAttempts),
+    backoff: opts.backoff === undefined ? undefined : encodeBackoff(opts.backoff),
+    timeoutMs: timeoutMillis(opts.timeout),
+    key: opts.key === undefined ? undefined : checkString('key', opts.key, LIMITS.keyLength),
+    keep: encodeKeep(opts.keepCompleted ?? defaults.keepCompleted),
   };
 }
 
@@ -131,4 +134,13 @@ export function checkDefaultJobOptions(value: unknown): DefaultJobOptions {
   // A dry run through the same checks as add, so a bad default fails at construction, not at add.
   prepareJob('check', null, object, {}, Number.MAX_SAFE_INTEGER);
   return object as DefaultJobOptions;
+}
+
+/** What add.lua falls back to when neither the add nor the job type's options set a value. */
+export function addDefaults(defaults: DefaultJobOptions): AddDefaults {
+  return {
+    maxAttempts: defaults.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    backoff: encodeBackoff(defaults.backoff),
+    timeoutMs: timeoutMillis(defaults.timeout),
+  };
 }

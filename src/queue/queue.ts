@@ -9,13 +9,14 @@ import {
   openClient,
 } from '../redis/connection.js';
 import { checkPrefix, checkQueueName, type QueueKeys, queueKeys } from '../redis/keys.js';
-import { type NewJob, Store } from '../redis/store.js';
+import { type AddDefaults, type NewJob, Store } from '../redis/store.js';
 import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
 import { describe } from '../util/describe.js';
 import { DeadLetters } from './dead-letters.js';
 import { type DoctorReport, diagnose, repair } from './doctor.js';
 import { type JobInfo, jobInfoFromHash } from './job-info.js';
 import {
+  addDefaults,
   checkDefaultJobOptions,
   type DefaultJobOptions,
   type JobOptions,
@@ -74,6 +75,7 @@ export class Queue {
   private readonly store: Store;
   private readonly maxPayloadBytes: number;
   private readonly defaults: DefaultJobOptions;
+  private readonly fallbacks: AddDefaults;
   private closed = false;
 
   constructor(name: string, options: QueueOptions = {}) {
@@ -87,6 +89,7 @@ export class Queue {
         ? DEFAULT_MAX_PAYLOAD_BYTES
         : checkInteger('maxPayloadBytes', options.maxPayloadBytes, 2, 512 * 1024 * 1024);
     this.defaults = checkDefaultJobOptions(options.defaultJobOptions);
+    this.fallbacks = addDefaults(this.defaults);
     this.keys = queueKeys(this.prefix, this.name);
     this.connectionOption = options.connection;
     this.opened = openClient(options.connection, { name: `dueq:queue:${this.name}` });
@@ -111,7 +114,7 @@ export class Queue {
   async add(type: string, data?: unknown, options?: JobOptions): Promise<string> {
     this.ensureOpen();
     const job = prepareJob(type, data, options, this.defaults, this.maxPayloadBytes);
-    const [reply] = await this.store.add([job]);
+    const [reply] = await this.store.add([job], this.fallbacks);
     if (!reply) throw new ValidationError('add returned no id');
     return reply.id;
   }
@@ -136,7 +139,7 @@ export class Queue {
     });
     const chunks: NewJob[][] = [];
     for (let i = 0; i < prepared.length; i += BATCH.add) chunks.push(prepared.slice(i, i + BATCH.add));
-    const replies = await Promise.all(chunks.map((chunk) => this.store.add(chunk)));
+    const replies = await Promise.all(chunks.map((chunk) => this.store.add(chunk, this.fallbacks)));
     return replies.flat().map((r) => r.id);
   }
 

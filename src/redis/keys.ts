@@ -23,6 +23,8 @@ export interface QueueKeys {
   readonly meta: string;
   readonly stats: string;
   readonly wake: string;
+  /** Type registry: job type → its defineJob options, applied to adds that do not set their own. */
+  readonly types: string;
   /** Pub/Sub channel: cancel notices for running jobs. */
   readonly control: string;
 }
@@ -62,6 +64,7 @@ export function queueKeys(prefix: string, name: string): QueueKeys {
     meta: `${base}meta`,
     stats: `${base}stats`,
     wake: `${base}wake`,
+    types: `${base}types`,
     control: `${base}control`,
   };
 }

@@ -18,11 +18,19 @@ export interface NewJob {
   delayMs: number | undefined;
   atMs: number | undefined;
   priority: number;
-  maxAttempts: number;
-  backoff: string;
+  /** Given by the add itself; otherwise the type's registered option or the queue default applies. */
+  maxAttempts: number | undefined;
+  backoff: string | undefined;
   timeoutMs: number | undefined;
   key: string | undefined;
   keep: string | undefined;
+}
+
+/** What add.lua uses when neither the add nor the job type's registered options set a value. */
+export interface AddDefaults {
+  maxAttempts: number;
+  backoff: string;
+  timeoutMs: number | undefined;
 }
 
 /** A job as `claim.lua` hands it to a worker. */
@@ -120,10 +128,16 @@ export class Store {
   }
 
   /** add.lua: one call per chunk; `jobs` must fit one chunk (BATCH.add). */
-  async add(jobs: readonly NewJob[]): Promise<{ id: string; created: boolean }[]> {
+  async add(jobs: readonly NewJob[], defaults: AddDefaults): Promise<{ id: string; created: boolean }[]> {
     const k = this.keys;
-    const keys: string[] = [k.delayed, k.ready, k.prio, k.meta, k.wake, k.stats];
-    const args: Arg[] = [k.jobPrefix, jobs.length];
+    const keys: string[] = [k.delayed, k.ready, k.prio, k.meta, k.wake, k.stats, k.types];
+    const args: Arg[] = [
+      k.jobPrefix,
+      jobs.length,
+      defaults.maxAttempts,
+      defaults.backoff,
+      defaults.timeoutMs ?? '',
+    ];
     for (const job of jobs) {
       const hash = this.job(job.id);
       keys.push(hash, job.key === undefined ? hash : k.dedupPrefix + job.key);
@@ -134,14 +148,14 @@ export class Store {
         job.delayMs ?? '',
         job.atMs ?? '',
         job.priority,
-        job.maxAttempts,
-        job.backoff,
+        job.maxAttempts ?? '',
+        job.backoff ?? '',
         job.timeoutMs ?? '',
         job.key ?? '',
         job.keep ?? '',
       );
     }
-    if (args.length !== 2 + jobs.length * ADD_FIELDS) throw new RedisError('add: argument layout mismatch');
+    if (args.length !== 5 + jobs.length * ADD_FIELDS) throw new RedisError('add: argument layout mismatch');
     const reply = await this.run<Arg[]>('add', keys, args);
     const out: { id: string; created: boolean }[] = [];
     for (let i = 0; i < reply.length; i += 2) {
@@ -380,6 +394,12 @@ export class Store {
   repair(id: string): Promise<'ok' | 'dropped' | 'deduped' | 'placed'> {
     const k = this.keys;
     return this.run('repair', [this.job(id), k.delayed, k.ready, k.prio, k.active, k.dead, k.done], [id]);
+  }
+
+  /** Registers job types' own options (defineJob), applied to later adds that do not set theirs. */
+  async registerTypes(options: ReadonlyMap<string, string>): Promise<void> {
+    if (options.size === 0) return;
+    await this.client.hset(this.keys.types, Object.fromEntries(options));
   }
 
   /** The whole job hash, for inspection (read only). */

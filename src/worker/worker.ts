@@ -16,6 +16,7 @@ import {
   UnrecoverableError,
   ValidationError,
 } from '../errors.js';
+import { type Handler, isJobDefinition, type JobDefinition } from '../jobs/define-job.js';
 import { decodeBackoff } from '../queue/backoff.js';
 import type { JobInfo, JobState } from '../queue/job-info.js';
 import type { Queue } from '../queue/queue.js';
@@ -41,9 +42,8 @@ import { JobContext, type JobControls, RetryLater } from './job-context.js';
 import { isUnrecoverable, storedError, toError } from './job-error.js';
 import { RedisClock } from './redis-clock.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: handlers choose their own data types
-export type Handler<Data = any, Result = unknown> = (job: JobContext<Data>) => Promise<Result> | Result;
-export type Handlers = Record<string, Handler>;
+/** Handlers by job type (functions or defineJob definitions), or a list of definitions. */
+export type Handlers = Record<string, Handler | JobDefinition> | readonly JobDefinition[];
 
 export interface WorkerOptions {
   /** Redis URL, ioredis options, or an ioredis client to share. @default the Queue's, or localhost:6379 */
@@ -83,6 +83,16 @@ interface Running {
   timer: NodeJS.Timeout | undefined;
   /** The outcome went out already (timeout), or must not (lease lost, handed back). */
   settled: boolean;
+  /** When its timeout fired (performance.now()), if it did. */
+  timedOutAt: number | undefined;
+}
+
+/** A handler still running past its timeout: it ignored its AbortSignal. */
+export interface StuckJob {
+  id: string;
+  type: string;
+  /** How long ago its timeout fired. */
+  overdueMs: number;
 }
 
 const WORKER_OPTION_NAMES = ['connection', 'prefix', 'concurrency', 'leaseMs', 'reclaimIntervalMs'] as const;
@@ -97,7 +107,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   readonly leaseMs: number;
   /** Unique to this worker; lease tokens start with it. */
   readonly id = newWorkerId();
-  private readonly handlers: Handlers;
+  private readonly handlers: Map<string, Handler>;
+  private readonly typeOptions: Map<string, string>;
   private readonly command: OpenedClient;
   private readonly blocker: OpenedClient;
   private readonly subscriber: OpenedClient;
@@ -120,7 +131,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     checkKnownKeys('Worker options', opts, WORKER_OPTION_NAMES);
     const target = resolveQueueTarget(queue, options);
     this.name = target.name;
-    this.handlers = checkHandlers(handlers);
+    ({ handlers: this.handlers, typeOptions: this.typeOptions } = normalizeHandlers(handlers));
     this.concurrency =
       options.concurrency === undefined
         ? DEFAULT_CONCURRENCY
@@ -195,8 +206,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.reclaimer?.start(reclaimIntervalMs);
     // Claim only once cancel notices can be heard, so a job cancelled right after it started
     // is signalled at once rather than at the next heartbeat.
-    this.ready = control
-      .start()
+    this.ready = Promise.all([control.start(), this.store.registerTypes(this.typeOptions)])
       .catch((error: unknown) => this.reportError(toError(error)))
       .then(() => {
         if (!this.closing) this.fetcher.start();
@@ -214,6 +224,22 @@ export class Worker extends EventEmitter<WorkerEvents> {
     return this.slotsUsed;
   }
 
+  /**
+   * Handlers still running after their job's timeout fired: they ignored the AbortSignal. Their
+   * failure is already recorded and the job follows its retry policy, but each holds a slot, and
+   * only ending the process frees it (`dueq start` replaces such a worker process).
+   */
+  stuckJobs(): StuckJob[] {
+    const now = performance.now();
+    const stuck: StuckJob[] = [];
+    for (const entry of this.running.values()) {
+      if (entry.timedOutAt !== undefined) {
+        stuck.push({ id: entry.job.id, type: entry.job.type, overdueMs: Math.round(now - entry.timedOutAt) });
+      }
+    }
+    return stuck;
+  }
+
   private readonly controls: JobControls = {
     progress: async (job, value) => {
       if (!(await this.store.progress(job, value))) throw new LeaseLostError(job.id);
@@ -226,7 +252,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
   private async execute(job: ClaimedJob): Promise<void> {
     this.slotsUsed++;
-    const entry: Running = { job, ctx: undefined, data: undefined, timer: undefined, settled: false };
+    const entry: Running = {
+      job,
+      ctx: undefined,
+      data: undefined,
+      timer: undefined,
+      settled: false,
+      timedOutAt: undefined,
+    };
     this.running.set(job.id, entry);
     const outcome = await this.runHandler(entry);
     clearTimeout(entry.timer);
@@ -251,7 +284,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         mode: 'dead',
       };
     }
-    const handler = Object.hasOwn(this.handlers, job.type) ? this.handlers[job.type] : undefined;
+    const handler = this.handlers.get(job.type);
     if (!handler) {
       // Counts as a failed attempt, not straight to dead: during a rolling deploy another worker
       // may have this handler (DESIGN §3.7). Out of attempts, it lands in dead naming the type.
@@ -287,6 +320,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     const error = new JobTimeoutError(entry.job.timeoutMs);
     entry.ctx?.abort(error);
     entry.settled = true;
+    entry.timedOutAt = performance.now();
     this.report(entry, { kind: 'failed', error, mode: 'retry' });
   }
 
@@ -440,16 +474,43 @@ export class Worker extends EventEmitter<WorkerEvents> {
   }
 }
 
-function checkHandlers(handlers: unknown): Handlers {
-  const object = checkPlainObject('handlers', handlers);
-  const types = Object.keys(object);
-  if (types.length === 0) throw new ValidationError('Expected `handlers` to name at least one job type');
-  for (const type of types) {
-    if (typeof object[type] !== 'function') {
+function normalizeHandlers(handlers: unknown): {
+  handlers: Map<string, Handler>;
+  typeOptions: Map<string, string>;
+} {
+  const map = new Map<string, Handler>();
+  const typeOptions = new Map<string, string>();
+  const add = (type: string, value: unknown) => {
+    if (isJobDefinition(value)) {
+      if (value.type !== type) {
+        throw new ValidationError(
+          `Handler "${type}" is the definition of job type "${value.type}"; use the same name`,
+        );
+      }
+      if (map.has(type)) throw new ValidationError(`Job type "${type}" is defined twice`);
+      map.set(type, value.handle);
+      if (value.typeOptions) typeOptions.set(type, value.typeOptions);
+    } else if (typeof value === 'function') {
+      map.set(type, value as Handler);
+    } else {
       throw new ValidationError(
-        `Expected handler for "${type}" to be a function, got ${describe(object[type])}`,
+        `Expected handler for "${type}" to be a function or a defineJob definition, got ${describe(value)}`,
       );
     }
+  };
+  if (Array.isArray(handlers)) {
+    for (const [i, definition] of handlers.entries()) {
+      if (!isJobDefinition(definition)) {
+        throw new ValidationError(
+          `Expected handlers[${i}] to be a defineJob definition, got ${describe(definition)}`,
+        );
+      }
+      add(definition.type, definition);
+    }
+  } else {
+    const object = checkPlainObject('handlers', handlers);
+    for (const [type, value] of Object.entries(object)) add(type, value);
   }
-  return object as Handlers;
+  if (map.size === 0) throw new ValidationError('Expected `handlers` to name at least one job type');
+  return { handlers: map, typeOptions };
 }
