@@ -40,6 +40,20 @@ export interface BulkJob {
   opts?: JobOptions;
 }
 
+/** Counters since the queue began: every job added, every outcome. */
+export interface QueueTotals {
+  added: number;
+  completed: number;
+  /** Failed attempts (a job that failed twice counts twice). */
+  failed: number;
+  retried: number;
+  dead: number;
+  /** Jobs taken back from expired leases. */
+  reclaimed: number;
+  cancelled: number;
+  replayed: number;
+}
+
 export interface QueueCounts {
   delayed: number;
   ready: number;
@@ -161,6 +175,23 @@ export class Queue {
       dead: c.dead,
       done: c.completed,
       paused: c.paused,
+    };
+  }
+
+  /** Counters since the queue began (added, completed, failed attempts, …); rates are their differences over time. */
+  async totals(): Promise<QueueTotals> {
+    this.ensureOpen();
+    const raw = await this.client.hgetall(this.keys.stats);
+    const n = (field: string) => Number(raw[field] ?? 0) || 0;
+    return {
+      added: n('added'),
+      completed: n('completed'),
+      failed: n('failed'),
+      retried: n('retried'),
+      dead: n('dead'),
+      reclaimed: n('reclaimed'),
+      cancelled: n('cancelled'),
+      replayed: n('replayed'),
     };
   }
 

@@ -49,6 +49,8 @@ export interface ClaimedJob {
   createdAt: number;
   priority: number;
   token: string;
+  /** When this attempt started: Redis time of the claim, ms. */
+  startedAt: number;
 }
 
 export interface ClaimReply {
@@ -173,6 +175,8 @@ export class Store {
       [k.jobPrefix, wanted, leaseMs, token, BATCH.promote],
     );
     const flags = Number(reply[3]);
+    const redisTimeUs = Number(reply[0]) * 1e6 + Number(reply[1]);
+    const startedAt = Math.floor(redisTimeUs / 1000);
     const jobs: ClaimedJob[] = [];
     for (let i = 4; i + CLAIM_FIELDS <= reply.length; i += CLAIM_FIELDS) {
       jobs.push({
@@ -189,10 +193,11 @@ export class Store {
         createdAt: Number(reply[i + 10]),
         priority: Number(reply[i + 11]) || 0,
         token,
+        startedAt,
       });
     }
     return {
-      redisTimeUs: Number(reply[0]) * 1e6 + Number(reply[1]),
+      redisTimeUs,
       nextDue: Number(reply[2]),
       paused: (flags & 1) !== 0,
       more: (flags & 2) !== 0,

@@ -407,9 +407,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
       priority: job.priority,
       dueAt: job.dueAt,
       createdAt: job.createdAt,
+      startedAt: job.startedAt,
       errors: [],
       backoff: decodeBackoff(job.backoff),
     };
+    if (state === 'done' || state === 'dead') info.finishedAt = Math.round(this.clock.now());
     if (error)
       info.errors = [{ ...storedError(error), at: Math.round(this.clock.now()), attempt: job.attempt }];
     if (job.key) info.key = job.key;
