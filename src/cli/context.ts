@@ -69,6 +69,8 @@ export async function withRedis<T>(
     maxRetriesPerRequest: 1,
     retryStrategy: (attempt) => (attempt > 3 ? null : 200),
     connectionName: 'dueq:cli',
+    // A short-lived command must not wait 2 s for a closing socket.
+    disconnectTimeout: 100,
   });
   let lastError: Error | undefined;
   client.on('error', (error: Error) => {
@@ -84,7 +86,7 @@ export async function withRedis<T>(
     }
     return await fn(client, target);
   } finally {
-    client.disconnect();
+    await client.quit().catch(() => client.disconnect());
     await target.close();
   }
 }
