@@ -1,5 +1,5 @@
-import pc from 'picocolors';
 import type { JobInfo } from '../queue/job-info.js';
+import { pc } from './colors.js';
 
 /** 1234 → '1.2 s', 90_000 → '1m 30s', 5 → '5 ms'. */
 export function formatDuration(ms: number): string {

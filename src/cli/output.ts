@@ -1,5 +1,5 @@
-import pc from 'picocolors';
 import { DueqError } from '../errors.js';
+import { pcErr } from './colors.js';
 
 /** Exit codes of every command: stable, so scripts can branch on them. */
 export const EXIT = {
@@ -53,8 +53,8 @@ export function exitCodeFor(error: unknown): number {
 export function printError(error: unknown, verbose: boolean): void {
   const message = error instanceof Error ? error.message : String(error);
   const line = (message.split('\n')[0] ?? message).trim();
-  process.stderr.write(`${pc.red('dueq:')} ${line}\n`);
-  if (verbose && error instanceof Error && error.stack) process.stderr.write(`${pc.dim(error.stack)}\n`);
+  process.stderr.write(`${pcErr.red('dueq:')} ${line}\n`);
+  if (verbose && error instanceof Error && error.stack) process.stderr.write(`${pcErr.dim(error.stack)}\n`);
 }
 
 export interface Output {
@@ -76,7 +76,7 @@ export function createOutput(json: boolean): Output {
       }
     },
     note(text) {
-      process.stderr.write(`${pc.dim(text)}\n`);
+      process.stderr.write(`${pcErr.dim(text)}\n`);
     },
   };
 }

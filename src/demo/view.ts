@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from '../cli/colors.js';
 
 export interface Snapshot {
   elapsedMs: number;

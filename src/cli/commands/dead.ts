@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { type Context, withQueue } from '../context.js';
 import { formatTime, table } from '../format.js';
 import { CliError, EXIT } from '../output.js';

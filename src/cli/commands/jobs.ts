@@ -1,6 +1,6 @@
-import pc from 'picocolors';
 import { JobNotFoundError, ValidationError } from '../../errors.js';
 import type { JobOptions } from '../../queue/job-options.js';
+import { pc } from '../colors.js';
 import { type Context, withQueue } from '../context.js';
 import { formatJob, formatTime, relative } from '../format.js';
 import { CliError, EXIT } from '../output.js';

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import pc from 'picocolors';
 import { LIMITS } from '../../defaults.js';
 import { listQueues } from '../../queue/discovery.js';
 import { Queue, type QueueCounts, type QueueTotals } from '../../queue/queue.js';
 import { parseDuration } from '../../util/duration.js';
+import { pc } from '../colors.js';
 import { type Context, withRedis } from '../context.js';
 import { table } from '../format.js';
 import { CliError, EXIT } from '../output.js';

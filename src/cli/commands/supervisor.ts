@@ -1,10 +1,10 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import pc from 'picocolors';
 import { controlSocketPath, sendControl } from '../../supervisor/control.js';
 import { isAlive, readLivePid } from '../../supervisor/pid-file.js';
 import type { SupervisorStatus } from '../../supervisor/supervisor.js';
 import { parseDuration } from '../../util/duration.js';
+import { pc } from '../colors.js';
 import type { Context } from '../context.js';
 import { formatDuration, table } from '../format.js';
 import { CliError, EXIT } from '../output.js';
