@@ -7,7 +7,7 @@ import { dueq, FIXTURES, RunningSupervisor, readRecords, tempDir } from '../supp
 import { redisUrl, uniqueName } from '../support/harness.js';
 
 const cwd = tempDir();
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
 const run = (args: string[], env?: NodeJS.ProcessEnv) => dueq(['--redis', redisUrl(), ...args], { cwd, env });
 const json = async (args: string[]) => {
   const result = await run(['--json', ...args]);
@@ -42,7 +42,7 @@ describe('dueq commands', () => {
     const id = /^added job (\S+) to /.exec(added.stdout)?.[1] as string;
     expect(added.stdout).toMatch(
       new RegExp(
-        `^added job ${escape(id)} to ${q.name}: order.close, due \\S+ \\(in (29m 5\\ds|30m 0s)\\)\\n$`,
+        `^added job ${escapeRegExp(id)} to ${q.name}: order.close, due \\S+ \\(in (29m 5\\ds|30m 0s)\\)\\n$`,
       ),
     );
     const shown = await run(['show', q.name, id]);
