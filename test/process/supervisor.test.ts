@@ -104,6 +104,40 @@ describe('dueq start', () => {
     await queue.cancel(id);
   });
 
+  it('kills at once on a second signal', async () => {
+    const { queue, log, start } = setup(['--workers', '1', '--grace', '60s', '--lease', '2s']);
+    const supervisor = start();
+    await supervisor.started();
+    const id = await queue.add('record', { log, ms: 60_000 });
+    await expect.poll(() => readRecords(log).length, { timeout: 10_000 }).toBe(1);
+    supervisor.signal('SIGINT');
+    await supervisor.waitForMessage(/^SIGINT: stopping/);
+    const forced = Date.now();
+    supervisor.signal('SIGINT');
+    expect((await supervisor.exited).code).toBe(0);
+    expect(Date.now() - forced).toBeLessThan(5_000);
+    expect(supervisor.lines.some((l) => /SIGINT again: killing worker processes now/.test(l.msg))).toBe(true);
+    // The killed job is recovered by its lease, like after any crash.
+    expect((await queue.getJob(id))?.state).toBe('active');
+    await queue.cancel(id);
+    const scheduler = start();
+    await scheduler.started();
+    await expect.poll(() => queue.getJob(id), { timeout: 10_000 }).toBeNull();
+  });
+
+  it('rolls worker processes onto fresh job code on SIGHUP', async () => {
+    const { queue, log, start } = setup(['--workers', '1']);
+    const supervisor = start();
+    await supervisor.started();
+    const before = await supervisor.waitForMessage(/^worker 1 started/);
+    supervisor.signal('SIGHUP');
+    await supervisor.waitForMessage(/^reloaded: 1 worker processes/);
+    const after = supervisor.lines.filter((l) => /^worker 1 started/.test(l.msg)).at(-1);
+    expect(after?.workerPid).not.toBe(before.workerPid);
+    await queue.add('record', { log });
+    await expect.poll(() => readRecords(log).map((r) => r.pid), { timeout: 10_000 }).toEqual([after?.workerPid, after?.workerPid]);
+  });
+
   it('refuses a second start on the same pid file, naming the running pid', async () => {
     const { cwd, queue, start } = setup(['--workers', '1']);
     const supervisor = start();
