@@ -135,7 +135,9 @@ describe('dueq start', () => {
     const after = supervisor.lines.filter((l) => /^worker 1 started/.test(l.msg)).at(-1);
     expect(after?.workerPid).not.toBe(before.workerPid);
     await queue.add('record', { log });
-    await expect.poll(() => readRecords(log).map((r) => r.pid), { timeout: 10_000 }).toEqual([after?.workerPid, after?.workerPid]);
+    await expect
+      .poll(() => readRecords(log).map((r) => r.pid), { timeout: 10_000 })
+      .toEqual([after?.workerPid, after?.workerPid]);
   });
 
   it('refuses a second start on the same pid file, naming the running pid', async () => {
