@@ -30,6 +30,30 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Why a Redis does not answer PING (refused, timed out, wants a password…), or undefined when it does. */
+export async function redisProblem(url: string, timeoutMs: number): Promise<string | undefined> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: timeoutMs,
+    disconnectTimeout: 50,
+  });
+  let last: Error | undefined;
+  client.on('error', (error: Error) => {
+    last = error;
+  });
+  try {
+    await client.connect();
+    await client.ping();
+    return undefined;
+  } catch (error) {
+    return (last ?? (error as Error)).message;
+  } finally {
+    client.disconnect();
+  }
+}
+
 async function answers(url: string, timeoutMs: number): Promise<boolean> {
   const client = new Redis(url, {
     lazyConnect: true,

@@ -269,6 +269,16 @@ describe('dueq start with a bad jobs directory', () => {
     expect((await dueq(['status'], { cwd })).code).toBe(3);
   });
 
+  it('says so at once when Redis cannot be reached', async () => {
+    const result = await dueq(['--redis', 'redis://127.0.0.1:1', 'start', '--jobs', JOBS], {
+      cwd: tempDir(),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(
+      /^dueq: cannot reach Redis at redis:\/\/127\.0\.0\.1:1: connect ECONNREFUSED 127\.0\.0\.1:1$/,
+    );
+  });
+
   it('refuses a directory that does not exist', async () => {
     const result = await dueq(['--redis', redisUrl(), 'start', '--jobs', 'nowhere'], { cwd: tempDir() });
     expect(result.code).toBe(2);

@@ -8,6 +8,8 @@ import { AlreadyRunningError, readLivePid } from '../../supervisor/pid-file.js';
 import { Supervisor } from '../../supervisor/supervisor.js';
 import { parseDuration } from '../../util/duration.js';
 import { type Context, redactUrl } from '../context.js';
+import { redisProblem } from '../embedded-redis.js';
+import { CliError, EXIT } from '../output.js';
 import { intOption } from '../parse.js';
 import { resolveRedis } from '../redis-target.js';
 
@@ -58,6 +60,12 @@ export async function startCommand(ctx: Context, options: StartOptions): Promise
     allowEmbedded: true,
     note: (t) => log.info(t),
   });
+  // Workers and schedulers wait for Redis forever; a start with none to reach should say so instead.
+  const problem = await redisProblem(redis.url, 3_000);
+  if (problem) {
+    await redis.close();
+    throw new CliError(`cannot reach Redis at ${redactUrl(redis.url)}: ${problem}`, EXIT.failure);
+  }
   log.info({ redis: redactUrl(redis.url), source: redis.source }, `using Redis at ${redactUrl(redis.url)}`);
   const supervisor = new Supervisor({
     jobsDir,
