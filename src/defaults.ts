@@ -88,3 +88,19 @@ export const WORKER = {
   /** Expired leases are also reclaimed by workers, so that a deployment without a Scheduler recovers. */
   reclaimIntervalMs: 5_000,
 } as const;
+
+/** Schedules (cron and every): how the Scheduler turns them into jobs. */
+export const SCHEDULES = {
+  /** Occurrences are created this long before their fire time, so workers run them on time. */
+  lookaheadMs: 1_000,
+  /** A fire time more than this far past when a Scheduler gets to it was missed (none ran). */
+  missedAfterMs: 1_000,
+  /** catchUp 'all' creates at most this many missed occurrences per pass. */
+  maxCatchUp: 1_000,
+  /** Longest sleep of the materializer between passes. */
+  intervalMs: 500,
+  /** Occurrence ids remembered per schedule (to drop its waiting ones on unschedule). */
+  recent: 50,
+  /** Shortest `every`. */
+  minEveryMs: 1_000,
+} as const;

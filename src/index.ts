@@ -34,7 +34,11 @@ export {
   type QueueOptions,
 } from './queue/queue.js';
 export type { ConnectionOption } from './redis/connection.js';
+export type { FireReport } from './scheduler/materializer.js';
 export { Scheduler, type SchedulerEvents, type SchedulerOptions } from './scheduler/scheduler.js';
+export type { ScheduleInfo } from './schedules/info.js';
+export type { CatchUp } from './schedules/plan.js';
+export type { ScheduleOptions } from './schedules/spec.js';
 export { JobContext, RetryLater } from './worker/job-context.js';
 export {
   type Handlers,

@@ -10,6 +10,16 @@ import {
 } from '../redis/connection.js';
 import { checkPrefix, checkQueueName, type QueueKeys, queueKeys } from '../redis/keys.js';
 import { type AddDefaults, type NewJob, Store } from '../redis/store.js';
+import { fireAtOrAfter } from '../schedules/fire-times.js';
+import { type ScheduleInfo, scheduleInfo } from '../schedules/info.js';
+import {
+  checkScheduleName,
+  parseRecord,
+  prepareSchedule,
+  type ScheduleOptions,
+  type ScheduleRecord,
+  timingOf,
+} from '../schedules/spec.js';
 import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
 import { describe } from '../util/describe.js';
 import { DeadLetters } from './dead-letters.js';
@@ -212,6 +222,43 @@ export class Queue {
     const { code, state } = await this.store.runNow(id);
     if (code === 0) throw new JobNotFoundError(this.name, id);
     if (code === 2) throw new InvalidStateError(id, state, 'only delayed or dead jobs can be run now');
+  }
+
+  /**
+   * Creates or replaces a schedule (cron or every): each fire time becomes one ordinary job, made
+   * once whatever the number of Schedulers. Replacing bumps its version: occurrences of the old
+   * version that are not due yet are dropped. Returns the schedule as stored.
+   */
+  async schedule(name: string, options: ScheduleOptions): Promise<ScheduleInfo> {
+    this.ensureOpen();
+    const [seconds, micros] = await this.client.time();
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const record = prepareSchedule(name, options, this.defaults, this.maxPayloadBytes, now) as ScheduleRecord;
+    const previous = await this.client.hget(this.keys.schedules, record.name);
+    if (previous && record.everyMs !== undefined && record.startAt === undefined) {
+      // The same interval keeps its rhythm across updates (an app that re-declares it at boot).
+      const old = parseRecord(previous);
+      if (old.everyMs === record.everyMs && old.startAt === undefined) record.anchor = old.anchor;
+    }
+    const next = fireAtOrAfter(timingOf(record), now);
+    await this.store.scheduleSet(record.name, JSON.stringify(record), next);
+    const stored = await this.client.hget(this.keys.schedules, record.name);
+    return scheduleInfo(parseRecord(stored as string));
+  }
+
+  /** Deletes a schedule, and its occurrences that have not started. Returns whether it existed. */
+  async unschedule(name: string): Promise<boolean> {
+    this.ensureOpen();
+    return (await this.store.scheduleRemove(checkScheduleName(name))).existed;
+  }
+
+  /** Every schedule of this queue, by name. */
+  async schedules(): Promise<ScheduleInfo[]> {
+    this.ensureOpen();
+    const stored = await this.store.readSchedules();
+    return Object.keys(stored)
+      .sort()
+      .map((name) => scheduleInfo(parseRecord(stored[name] as string)));
   }
 
   /** Stops every worker of this queue from claiming; running jobs finish, due jobs wait in ready. */

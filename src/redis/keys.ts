@@ -23,6 +23,10 @@ export interface QueueKeys {
   readonly meta: string;
   readonly stats: string;
   readonly wake: string;
+  /** Schedules: name → the schedule as JSON (queue/schedules). */
+  readonly schedules: string;
+  /** Schedules: name → id of the occurrence that last went to run (for overlap 'skip'). */
+  readonly scheduleCurrent: string;
   /** Type registry: job type → its defineJob options, applied to adds that do not set their own. */
   readonly types: string;
   /** Pub/Sub channel: cancel notices for running jobs. */
@@ -65,6 +69,8 @@ export function queueKeys(prefix: string, name: string): QueueKeys {
     stats: `${base}stats`,
     wake: `${base}wake`,
     types: `${base}types`,
+    schedules: `${base}schedules`,
+    scheduleCurrent: `${base}schedule-current`,
     control: `${base}control`,
   };
 }

@@ -101,6 +101,11 @@ export interface CountsReply {
 
 type Arg = string | number;
 
+/** A schedule occurrence's job id: the schedule name and the fire time, so it is made once. */
+export function occurrenceId(schedule: string, fireTime: number): string {
+  return `sched:${schedule}:${fireTime}`;
+}
+
 const CLAIM_FIELDS = 12;
 const ADD_FIELDS = 11;
 
@@ -171,7 +176,20 @@ export class Store {
     const k = this.keys;
     const reply = await this.run<Arg[]>(
       'claim',
-      [k.delayed, k.ready, k.prio, k.active, k.meta, k.wake, `${k.base}claim:${token}`, k.dead, k.done],
+      [
+        k.delayed,
+        k.ready,
+        k.prio,
+        k.active,
+        k.meta,
+        k.wake,
+        `${k.base}claim:${token}`,
+        k.dead,
+        k.done,
+        k.schedules,
+        k.stats,
+        k.scheduleCurrent,
+      ],
       [k.jobPrefix, wanted, leaseMs, token, BATCH.promote],
     );
     const flags = Number(reply[3]);
@@ -293,7 +311,19 @@ export class Store {
       [number, number, number, number, number]
     >(
       'promote',
-      [k.delayed, k.ready, k.prio, k.meta, k.wake, k.active, k.dead, k.done],
+      [
+        k.delayed,
+        k.ready,
+        k.prio,
+        k.meta,
+        k.wake,
+        k.active,
+        k.dead,
+        k.done,
+        k.schedules,
+        k.stats,
+        k.scheduleCurrent,
+      ],
       [k.jobPrefix, limit, maxReady],
     );
     return { moved, nextDue, readyLength, backpressure: backpressure === 1, now };
@@ -399,6 +429,62 @@ export class Store {
   repair(id: string): Promise<'ok' | 'dropped' | 'deduped' | 'placed'> {
     const k = this.keys;
     return this.run('repair', [this.job(id), k.delayed, k.ready, k.prio, k.active, k.dead, k.done], [id]);
+  }
+
+  /** schedule-set.lua: returns the new version. */
+  async scheduleSet(name: string, recordJson: string, next: number | undefined): Promise<number> {
+    const k = this.keys;
+    return this.run<number>(
+      'scheduleSet',
+      [k.schedules, k.delayed],
+      [name, recordJson, k.jobPrefix, next ?? ''],
+    );
+  }
+
+  /** schedule-remove.lua */
+  async scheduleRemove(name: string): Promise<{ existed: boolean; dropped: number }> {
+    const k = this.keys;
+    const [existed, dropped] = await this.run<[number, number]>(
+      'scheduleRemove',
+      [k.schedules, k.delayed, k.ready, k.prio, k.scheduleCurrent],
+      [name, k.jobPrefix],
+    );
+    return { existed: existed === 1, dropped };
+  }
+
+  /** schedule-fire.lua */
+  async scheduleFire(plan: {
+    name: string;
+    version: number;
+    from: number | undefined;
+    next: number | undefined;
+    fires: readonly number[];
+    skipped: number;
+  }): Promise<{ created: number; skipped: number; outcome: 'ok' | 'moved' | 'gone' }> {
+    const k = this.keys;
+    const keys = [
+      k.schedules,
+      k.delayed,
+      k.ready,
+      k.prio,
+      k.meta,
+      k.wake,
+      k.stats,
+      k.types,
+      k.scheduleCurrent,
+    ];
+    for (const fire of plan.fires) keys.push(this.job(occurrenceId(plan.name, fire)));
+    const [created, skipped, outcome] = await this.run<[number, number, 'ok' | 'moved' | 'gone']>(
+      'scheduleFire',
+      keys,
+      [plan.name, plan.version, plan.from ?? '', plan.next ?? '', k.jobPrefix, plan.skipped, ...plan.fires],
+    );
+    return { created, skipped, outcome };
+  }
+
+  /** All schedules, as stored (JSON by name). */
+  readSchedules(): Promise<Record<string, string>> {
+    return this.client.hgetall(this.keys.schedules);
   }
 
   /** Registers job types' own options (defineJob), applied to later adds that do not set theirs. */

@@ -6,6 +6,7 @@ import { type ConnectionOption, closeClient, type OpenedClient, openClient } fro
 import { Store } from '../redis/store.js';
 import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
 import { toError } from '../worker/job-error.js';
+import { type FireReport, Materializer } from './materializer.js';
 import { Promoter } from './promoter.js';
 import { Reclaimer } from './reclaimer.js';
 import { Retention } from './retention.js';
@@ -30,6 +31,8 @@ export interface SchedulerEvents {
   reclaimed: [result: { reclaimed: number; dead: number }];
   /** `ready` reached maxReady with due jobs waiting: consumers are not keeping up. Once per episode. */
   backpressure: [info: { ready: number; maxReady: number }];
+  /** A schedule made occurrences (`created`), or dropped some (`skipped`: overlap or catch-up). */
+  fired: [report: FireReport];
   /** The backlog fell below maxReady again. */
   backpressureEnded: [info: { ready: number; maxReady: number }];
   error: [error: Error];
@@ -55,6 +58,7 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   private readonly promoter: Promoter;
   private readonly reclaimer: Reclaimer;
   private readonly retention: Retention;
+  private readonly materializer: Materializer;
   private readonly maxReady: number;
   private inBackpressure = false;
   private state: 'new' | 'running' | 'closed' = 'new';
@@ -95,6 +99,7 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     );
     this.reclaimer = new Reclaimer(store, reclaimMs, (result) => this.emit('reclaimed', result), onError);
     this.retention = new Retention(store, retentionMs, onError);
+    this.materializer = new Materializer(store, (report) => this.emit('fired', report), onError);
   }
 
   /** Starts the loops; resolves once Redis answered. */
@@ -105,6 +110,7 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     this.promoter.start();
     this.reclaimer.start();
     this.retention.start();
+    this.materializer.start();
   }
 
   /** True while `ready` is at its cap with due jobs held back. */
@@ -130,7 +136,12 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
-    await Promise.all([this.promoter.stop(), this.reclaimer.stop(), this.retention.stop()]);
+    await Promise.all([
+      this.promoter.stop(),
+      this.reclaimer.stop(),
+      this.retention.stop(),
+      this.materializer.stop(),
+    ]);
     await closeClient(this.opened);
   }
 }

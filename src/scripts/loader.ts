@@ -29,6 +29,9 @@ export const SCRIPT_FILES = {
   pause: 'pause.lua',
   locate: 'locate.lua',
   repair: 'repair.lua',
+  scheduleSet: 'schedule-set.lua',
+  scheduleRemove: 'schedule-remove.lua',
+  scheduleFire: 'schedule-fire.lua',
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_FILES;

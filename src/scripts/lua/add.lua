@@ -18,11 +18,13 @@ Safe to run twice: ids come from the client, so a re-sent add finds its own jobs
 -- @include lib/time.lua
 -- @include lib/wake.lua
 -- @include lib/ready.lua
+-- @include lib/create-job.lua
 
 local FIELDS = 11
 local HEADER = 5
 local jobPrefix = ARGV[1]
 local n = tonumber(ARGV[2])
+local K = { delayed = KEYS[1], ready = KEYS[2], prio = KEYS[3], meta = KEYS[4], wake = KEYS[5], types = KEYS[7] }
 
 local function numberOrEmpty(value)
   return value == '' or tonumber(value) ~= nil
@@ -37,24 +39,6 @@ for i = 1, n do
   end
 end
 
--- A type's registered options, read once per type ('' parts are not set).
-local typeOptions = {}
-local function optionsOf(type)
-  if typeOptions[type] == nil then
-    local m, b, t = string.match(redis.call('HGET', KEYS[7], type) or '', '^([^|]*)|([^|]*)|([^|]*)$')
-    typeOptions[type] = { m or '', b or '', t or '' }
-  end
-  return typeOptions[type]
-end
-local function pick(explicit, registered, default)
-  if explicit ~= '' then
-    return explicit
-  elseif registered ~= '' then
-    return registered
-  end
-  return default
-end
-
 local now = redisNow()
 
 -- Reads for every job first (the holder of a dedup key is found here, not declared in KEYS).
@@ -62,7 +46,7 @@ local existing = {}
 for i = 1, n do
   local o = HEADER + (i - 1) * FIELDS
   local id, key = ARGV[o + 1], ARGV[o + 10]
-  optionsOf(ARGV[o + 2])
+  optionsOf(K.types, ARGV[o + 2])
   if redis.call('EXISTS', KEYS[6 + 2 * i]) == 1 then
     existing[i] = id
   elseif key ~= '' then
@@ -81,7 +65,6 @@ local madeIds = {}
 for i = 1, n do
   local o = HEADER + (i - 1) * FIELDS
   local id, key = ARGV[o + 1], ARGV[o + 10]
-  local jobKey, dedupKey = KEYS[6 + 2 * i], KEYS[7 + 2 * i]
   -- Two jobs of this call with the same id or key: the first one made holds it.
   local holder = existing[i] or madeIds[id] or (key ~= '' and claimedKeys[key])
   if holder then
@@ -94,41 +77,16 @@ for i = 1, n do
     else
       due = now + tonumber(ARGV[o + 4] ~= '' and ARGV[o + 4] or 0)
     end
-    local priority = tonumber(ARGV[o + 6])
-    local state = due > now and 'delayed' or 'ready'
-    local registered = optionsOf(ARGV[o + 2])
-    local timeout = pick(ARGV[o + 9], registered[3], ARGV[5])
-    local fields = {
-      'type', ARGV[o + 2], 'data', ARGV[o + 3], 'state', state, 'attempt', 0,
-      'maxAttempts', pick(ARGV[o + 7], registered[1], ARGV[3]), 'backoff', pick(ARGV[o + 8], registered[2], ARGV[4]),
-      'createdAt', now, 'dueAt', due,
-    }
-    if priority > 0 then
-      fields[#fields + 1] = 'priority'
-      fields[#fields + 1] = priority
-    end
-    if timeout ~= '' then
-      fields[#fields + 1] = 'timeout'
-      fields[#fields + 1] = timeout
-    end
-    if ARGV[o + 11] ~= '' then
-      fields[#fields + 1] = 'keep'
-      fields[#fields + 1] = ARGV[o + 11]
-    end
     if key ~= '' then
-      fields[#fields + 1] = 'key'
-      fields[#fields + 1] = key
-      redis.call('SET', dedupKey, id)
+      redis.call('SET', KEYS[7 + 2 * i], id)
       claimedKeys[key] = id
     end
-    redis.call('HSET', jobKey, unpack(fields))
-
-    if state == 'delayed' then
-      addDelayed(KEYS[1], KEYS[5], id, due)
-    else
-      pushReady(KEYS[2], KEYS[3], KEYS[4], id, priority)
-      wake(KEYS[5])
-    end
+    createJob(K, {
+      id = id, key = KEYS[6 + 2 * i], type = ARGV[o + 2], data = ARGV[o + 3], due = due, now = now,
+      priority = tonumber(ARGV[o + 6]), maxAttempts = ARGV[o + 7], backoff = ARGV[o + 8], timeout = ARGV[o + 9],
+      keep = ARGV[o + 11], dedupKey = key,
+      defaultMaxAttempts = ARGV[3], defaultBackoff = ARGV[4], defaultTimeout = ARGV[5],
+    }, {})
     created = created + 1
     madeIds[id] = id
     result[#result + 1] = id

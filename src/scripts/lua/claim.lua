@@ -2,7 +2,7 @@
 
 KEYS[1] delayed   KEYS[2] ready   KEYS[3] prio   KEYS[4] active   KEYS[5] meta   KEYS[6] wake
 KEYS[7] receipt: `claim:<token>`, the ids this call claimed, kept for one lease period
-KEYS[8] dead   KEYS[9] done
+KEYS[8] dead   KEYS[9] done   KEYS[10] schedules   KEYS[11] stats   KEYS[12] schedule-current
 ARGV[1] job key prefix   ARGV[2] n, jobs wanted   ARGV[3] leaseMs   ARGV[4] lease token, unique
 to this call   ARGV[5] promote limit
 Returns {seconds, microseconds, nextDue, flags, then 12 values per claimed job:
@@ -27,7 +27,10 @@ first run claimed, instead of claiming a second batch nobody would run.
 -- @include lib/promote.lua
 
 local delayedKey, readyKey, prioKey, activeKey, metaKey, wakeKey, receiptKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local S = { delayed = delayedKey, ready = readyKey, prio = prioKey, active = activeKey, dead = KEYS[8], done = KEYS[9] }
+local S = {
+  delayed = delayedKey, ready = readyKey, prio = prioKey, active = activeKey, dead = KEYS[8], done = KEYS[9],
+  schedules = KEYS[10], stats = KEYS[11], scheduleCurrent = KEYS[12],
+}
 local jobPrefix = ARGV[1]
 local wanted = tonumber(ARGV[2])
 local leaseMs = tonumber(ARGV[3])

@@ -2,7 +2,7 @@
 inside claim.lua as they go).
 
 KEYS[1] delayed   KEYS[2] ready   KEYS[3] prio   KEYS[4] meta   KEYS[5] wake   KEYS[6] active
-KEYS[7] dead   KEYS[8] done
+KEYS[7] dead   KEYS[8] done   KEYS[9] schedules   KEYS[10] stats   KEYS[11] schedule-current
 ARGV[1] job key prefix   ARGV[2] limit   ARGV[3] maxReady: promotion stops at this many ready jobs
 Returns {moved, nextDue, readyLength, backpressure, now}: nextDue is the earliest remaining due
 time (-1 for none); backpressure is 1 when `ready` is full and due jobs were left in `delayed`;
@@ -20,7 +20,10 @@ Safe to run twice.
 -- @include lib/promote.lua
 
 local delayedKey, readyKey, prioKey, metaKey, wakeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local S = { delayed = delayedKey, ready = readyKey, prio = prioKey, active = KEYS[6], dead = KEYS[7], done = KEYS[8] }
+local S = {
+  delayed = delayedKey, ready = readyKey, prio = prioKey, active = KEYS[6], dead = KEYS[7], done = KEYS[8],
+  schedules = KEYS[9], stats = KEYS[10], scheduleCurrent = KEYS[11],
+}
 local jobPrefix, limit, maxReady = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = redisNow()
 
