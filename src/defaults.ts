@@ -104,3 +104,6 @@ export const SCHEDULES = {
   /** Shortest `every`. */
   minEveryMs: 1_000,
 } as const;
+
+/** job.once(): how long a result is remembered by default (seed 002 §4.1: a day covers redeliveries). */
+export const ONCE_DEFAULT_TTL_MS = 24 * 3_600_000;

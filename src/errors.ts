@@ -17,6 +17,8 @@ export type DueqErrorCode =
   | 'DUEQ_LEASE_LOST'
   | 'DUEQ_SHUTDOWN'
   | 'DUEQ_JOB_LOAD'
+  | 'DUEQ_LOCK_BUSY'
+  | 'DUEQ_LOCK_LOST'
   | 'DUEQ_REDIS';
 
 export class DueqError extends Error {
@@ -127,6 +129,23 @@ export class LeaseLostError extends DueqError {
 export class ShutdownError extends DueqError {
   constructor() {
     super('DUEQ_SHUTDOWN', 'Worker closed before the job finished; the job was handed back');
+  }
+}
+
+/** withLock() could not get the lock in time, or once() found its key still running elsewhere. */
+export class LockBusyError extends DueqError {
+  constructor(message: string) {
+    super('DUEQ_LOCK_BUSY', message);
+  }
+}
+
+/** A lock (or a once() run) was lost while its holder still worked: its TTL ran out, or it was taken. */
+export class LockLostError extends DueqError {
+  constructor(name: string) {
+    super(
+      'DUEQ_LOCK_LOST',
+      `Lost the lock "${name}": its TTL ran out before it was extended, or another owner holds it`,
+    );
   }
 }
 

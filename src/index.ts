@@ -2,6 +2,8 @@
  * dueq: a Redis-backed delayed-job queue and distributed task scheduler.
  * Everything public is named here; nothing runs at import.
  */
+export { acquireLock, Lock, type LockOptions, withLock } from './coordination/lock.js';
+export { type OnceOptions, once } from './coordination/once.js';
 export {
   BadJobDataError,
   ClosedError,
@@ -13,6 +15,8 @@ export {
   JobNotFoundError,
   JobTimeoutError,
   LeaseLostError,
+  LockBusyError,
+  LockLostError,
   NoHandlerError,
   PayloadTooLargeError,
   RedisError,

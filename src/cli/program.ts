@@ -4,10 +4,12 @@ import { deadListCommand, deadPurgeCommand, deadRemoveCommand, deadReplayCommand
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { addCommand, cancelCommand, runNowCommand, showCommand } from './commands/jobs.js';
+import { scheduleListCommand, scheduleRemoveCommand, scheduleSetCommand } from './commands/schedule.js';
 import { START_DEFAULTS, startCommand } from './commands/start.js';
 import { statsCommand } from './commands/stats.js';
 import { reloadCommand, statusCommand, stopCommand } from './commands/supervisor.js';
 import type { Context, GlobalOptions } from './context.js';
+import { CliError, EXIT } from './output.js';
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -145,6 +147,32 @@ export function buildProgram(
           default:
             throw new Error(`unknown dead action "${action}": use list, replay, remove or purge`);
         }
+      }, globals(cmd)),
+    );
+
+  program
+    .command('schedule <action> <queue> [name]')
+    .description('schedules: list | set <name> (--cron … [--tz …] | --every …) --type … | remove <name>')
+    .addOption(new Option('--cron <pattern>', "cron pattern, e.g. '0 2 * * *'").conflicts('every'))
+    .option('--every <duration>', 'interval, e.g. 5m')
+    .option('--tz <zone>', 'time zone of the cron pattern, e.g. Asia/Shanghai')
+    .option('--type <type>', 'job type of each occurrence')
+    .option('--data <json>', 'job data of each occurrence')
+    .option('--overlap <mode>', 'skip (default) or allow')
+    .option('--catch-up <policy>', 'fire times missed while no scheduler ran: none, one (default) or all')
+    .option('--limit <n>', 'at most this many occurrences')
+    .option('--start-at <iso>', 'no occurrence before')
+    .option('--end-at <iso>', 'no occurrence after')
+    .option('--priority <n>', 'priority of each occurrence')
+    .option('--max-attempts <n>', 'attempts of each occurrence')
+    .option('--timeout <duration>', 'per-attempt limit of each occurrence')
+    .action(async (action: string, queue: string, name: string | undefined, options, cmd: Command) =>
+      run((ctx) => {
+        if (action === 'list') return scheduleListCommand(ctx, queue);
+        if (!name) throw new CliError(`schedule ${action} needs a schedule name`, EXIT.usage);
+        if (action === 'set') return scheduleSetCommand(ctx, queue, name, options);
+        if (action === 'remove') return scheduleRemoveCommand(ctx, queue, name);
+        throw new CliError(`unknown schedule action "${action}": use list, set or remove`, EXIT.usage);
       }, globals(cmd)),
     );
 

@@ -1,6 +1,6 @@
 import { BATCH, ERROR_HISTORY } from '../defaults.js';
 import { RedisError } from '../errors.js';
-import { commandName, registerScripts, type ScriptName } from '../scripts/loader.js';
+import { registerScripts, runScript, type ScriptName } from '../scripts/loader.js';
 import type { Client } from './connection.js';
 import { jobKey, type QueueKeys } from './keys.js';
 
@@ -118,11 +118,7 @@ export class Store {
   }
 
   private run<T>(name: ScriptName, keys: readonly string[], args: readonly Arg[]): Promise<T> {
-    const command = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<T>>)[
-      commandName(name)
-    ];
-    if (!command) throw new RedisError(`Script ${name} is not registered on this connection`);
-    return command.call(this.client, keys.length, ...keys, ...args);
+    return runScript<T>(this.client, name, keys, args);
   }
 
   private job(id: string): string {

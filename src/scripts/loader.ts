@@ -32,6 +32,11 @@ export const SCRIPT_FILES = {
   scheduleSet: 'schedule-set.lua',
   scheduleRemove: 'schedule-remove.lua',
   scheduleFire: 'schedule-fire.lua',
+  lockRelease: 'lock-release.lua',
+  lockExtend: 'lock-extend.lua',
+  onceBegin: 'once-begin.lua',
+  onceFinish: 'once-finish.lua',
+  onceExtend: 'once-extend.lua',
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_FILES;
@@ -60,6 +65,21 @@ export function commandName(name: ScriptName): string {
 }
 
 const registered = new WeakSet<Redis | Cluster>();
+
+/** Runs a registered script: the key count first, as batch scripts vary it. */
+export function runScript<T>(
+  client: Redis | Cluster,
+  name: ScriptName,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<T> {
+  registerScripts(client);
+  const command = (client as unknown as Record<string, (...a: (string | number)[]) => Promise<T>>)[
+    commandName(name)
+  ];
+  if (!command) throw new Error(`Script ${name} is not registered on this connection`);
+  return command.call(client, keys.length, ...keys, ...args);
+}
 
 /** Registers every script on a connection (once per connection object). */
 export function registerScripts(client: Redis | Cluster): void {

@@ -1,3 +1,4 @@
+import type { OnceOptions } from '../coordination/once.js';
 import { LIMITS } from '../defaults.js';
 import type { ClaimedJob } from '../redis/store.js';
 import { checkNumber } from '../util/checks.js';
@@ -7,6 +8,7 @@ import { parseDuration } from '../util/duration.js';
 export interface JobControls {
   progress(job: ClaimedJob, value: number): Promise<void>;
   extendLease(job: ClaimedJob, ms: number): Promise<void>;
+  once<T>(key: string, fn: () => Promise<T> | T, options: OnceOptions | undefined): Promise<T>;
 }
 
 /**
@@ -76,6 +78,15 @@ export class JobContext<Data = unknown> {
   /** Extends this job's lease to `ms` from now (the worker also extends leases on its own). */
   extendLease(ms: number | string): Promise<void> {
     return this.#controls.extendLease(this.#job, parseDuration('ms', ms, LIMITS.delayMs));
+  }
+
+  /**
+   * Runs `fn` at most once per key, across retries and duplicate deliveries of this or any job of
+   * the queue: a payment charged once even if the job runs twice (DESIGN §3.5). Later calls get the
+   * stored result; a failure frees the key for the retry. Results are remembered 24 h by default.
+   */
+  once<T>(key: string, fn: () => Promise<T> | T, options?: Partial<OnceOptions>): Promise<T> {
+    return this.#controls.once(key, fn, options as OnceOptions | undefined);
   }
 
   /**

@@ -1,9 +1,11 @@
 import { EventEmitter } from 'node:events';
+import { checkOnceOptions, runOnce } from '../coordination/once.js';
 import {
   DEFAULT_CLOSE_TIMEOUT_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_LEASE_MS,
   LIMITS,
+  ONCE_DEFAULT_TTL_MS,
   WORKER,
 } from '../defaults.js';
 import {
@@ -30,7 +32,7 @@ import {
   Store,
 } from '../redis/store.js';
 import { Reclaimer } from '../scheduler/reclaimer.js';
-import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
+import { checkInteger, checkKnownKeys, checkPlainObject, checkString } from '../util/checks.js';
 import { describe } from '../util/describe.js';
 import { parseDuration } from '../util/duration.js';
 import { newWorkerId } from '../util/ids.js';
@@ -247,6 +249,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
     extendLease: async (job, ms) => {
       const [code] = await this.store.extend([job], ms);
       if (code === 0) throw new LeaseLostError(job.id);
+    },
+    once: (key, fn, options) => {
+      const o = checkOnceOptions({ ttlMs: ONCE_DEFAULT_TTL_MS, ...options });
+      // Inside the queue's hash tag: one slot with the queue in a cluster.
+      const redisKey = `${this.store.keys.base}once:${checkString('once key', key, LIMITS.keyLength)}`;
+      return runOnce(this.store.client, redisKey, fn, o);
     },
   };
 

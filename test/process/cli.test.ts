@@ -183,6 +183,56 @@ describe('dueq commands', () => {
     expect((await watching.exited).code).toBe(0);
   });
 
+  it('sets, lists and removes schedules', async () => {
+    const q = queue();
+    const set = await run([
+      'schedule',
+      'set',
+      q.name,
+      'nightly',
+      '--cron',
+      '0 2 * * *',
+      '--tz',
+      'Asia/Shanghai',
+      '--type',
+      'report',
+      '--data',
+      '{"k":1}',
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(
+      /^schedule nightly set \(version 1\): cron 0 2 \* \* \* \(Asia\/Shanghai\) → report; next \S+T18:00:00\.000Z \(in /,
+    );
+    await run(['schedule', 'set', q.name, 'tick', '--every', '5m', '--type', 'tick', '--limit', '3']);
+    const again = await json([
+      'schedule',
+      'set',
+      q.name,
+      'nightly',
+      '--cron',
+      '0 3 * * *',
+      '--type',
+      'report',
+    ]);
+    expect(again).toMatchObject({ name: 'nightly', version: 2, cron: '0 3 * * *' });
+    const listed = await json(['schedule', 'list', q.name]);
+    expect(listed.map((s: { name: string }) => s.name)).toEqual(['nightly', 'tick']);
+    const human = await run(['schedule', 'list', q.name]);
+    expect(human.stdout).toMatch(
+      /^tick +every 5m 0s +tick +\S+ \(in 4m 5\ds\)|^tick +every 5m 0s +tick +\S+ \(in 5m 0s\)/m,
+    );
+    expect(human.stdout).toMatch(/0\/3/);
+    const bad = await run(['schedule', 'set', q.name, 'broken', '--cron', '61 * * * *', '--type', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^dueq: Expected `cron` to be a cron pattern like '0 2 \* \* \*': /);
+    expect((await run(['schedule', 'remove', q.name, 'nightly'])).stdout).toBe(
+      'removed schedule nightly and its occurrences that had not started\n',
+    );
+    const gone = await run(['schedule', 'remove', q.name, 'nightly']);
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toBe(`dueq: No schedule "nightly" in queue "${q.name}"\n`);
+  });
+
   it('doctor finds damage (exit 5) and --repair fixes it', async () => {
     const q = queue();
     const id = await q.add('x', null, { delay: 60_000 });
