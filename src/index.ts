@@ -24,9 +24,19 @@ export {
   UnrecoverableError,
   ValidationError,
 } from './errors.js';
+export {
+  type JobEvent,
+  type JobEventName,
+  QueueEvents,
+  type QueueEventsEvents,
+  type QueueEventsOptions,
+  type StreamEvent,
+} from './events/queue-events.js';
+export type { Series, SeriesPoint } from './events/series.js';
 export { defineJob, type Handler, type JobDefinition, type JobDefinitionInput } from './jobs/define-job.js';
 export type { BackoffOption } from './queue/backoff.js';
 export type { DeadLetters } from './queue/dead-letters.js';
+export { listQueues } from './queue/discovery.js';
 export type { DoctorReport, Problem } from './queue/doctor.js';
 export type { JobError, JobInfo, JobState } from './queue/job-info.js';
 export type { DefaultJobOptions, JobOptions, KeepCompleted } from './queue/job-options.js';
@@ -36,6 +46,8 @@ export {
   Queue,
   type QueueCounts,
   type QueueOptions,
+  type QueueSnapshot,
+  type QueueTotals,
 } from './queue/queue.js';
 export type { ConnectionOption } from './redis/connection.js';
 export type { FireReport } from './scheduler/materializer.js';

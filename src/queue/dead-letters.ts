@@ -1,10 +1,10 @@
 import { BATCH } from '../defaults.js';
 import { InvalidStateError, JobNotFoundError } from '../errors.js';
-import { jobKey } from '../redis/keys.js';
 import type { Store } from '../redis/store.js';
 import { checkInteger } from '../util/checks.js';
 import { newJobId } from '../util/ids.js';
-import { type JobInfo, jobInfoFromHash } from './job-info.js';
+import { checkPage, listJobs } from './inspect.js';
+import type { JobInfo } from './job-info.js';
 
 /**
  * The dead-letter queue: jobs that ran out of attempts, threw UnrecoverableError, or had data no
@@ -20,19 +20,8 @@ export class DeadLetters {
   /** Dead jobs, newest first, with their errors. */
   async list(options: { offset?: number; limit?: number } = {}): Promise<JobInfo[]> {
     this.ensureOpen();
-    const offset = checkInteger('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
-    const limit = checkInteger('limit', options.limit ?? 50, 1, 1_000);
-    const { client, keys } = this.store;
-    const ids = await client.zrevrange(keys.dead, offset, offset + limit - 1);
-    const pipeline = client.pipeline();
-    for (const id of ids) pipeline.hgetall(jobKey(keys, id));
-    const hashes = (await pipeline.exec()) ?? [];
-    const jobs: JobInfo[] = [];
-    ids.forEach((id, i) => {
-      const hash = hashes[i]?.[1] as Record<string, string> | undefined;
-      if (hash && Object.keys(hash).length > 0) jobs.push(jobInfoFromHash(id, hash));
-    });
-    return jobs;
+    const { offset, limit } = checkPage(options);
+    return listJobs(this.store, 'dead', offset, limit);
   }
 
   /**

@@ -1,5 +1,7 @@
 import { BATCH, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_PREFIX } from '../defaults.js';
 import { ClosedError, InvalidStateError, JobNotFoundError, ValidationError } from '../errors.js';
+import type { StreamEvent } from '../events/queue-events.js';
+import type { Series } from '../events/series.js';
 import {
   type Client,
   type ConnectionOption,
@@ -24,7 +26,8 @@ import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.j
 import { describe } from '../util/describe.js';
 import { DeadLetters } from './dead-letters.js';
 import { type DoctorReport, diagnose, repair } from './doctor.js';
-import { type JobInfo, jobInfoFromHash } from './job-info.js';
+import { checkPage, checkSeriesOptions, checkState, listJobs, readSeries, recentEvents } from './inspect.js';
+import { type JobInfo, type JobState, jobInfoFromHash } from './job-info.js';
 import {
   addDefaults,
   checkDefaultJobOptions,
@@ -62,6 +65,15 @@ export interface QueueTotals {
   reclaimed: number;
   cancelled: number;
   replayed: number;
+}
+
+export interface QueueSnapshot {
+  counts: QueueCounts;
+  totals: QueueTotals;
+  /** How long the oldest ready job has waited past its due time, ms (0 when none is ready). */
+  oldestReadyAgeMs: number;
+  /** Redis time of the snapshot, ms. */
+  at: number;
 }
 
 export interface QueueCounts {
@@ -185,6 +197,48 @@ export class Queue {
       dead: c.dead,
       done: c.completed,
       paused: c.paused,
+    };
+  }
+
+  /** One page of jobs in a state: delayed soonest first, ready in the order they will run, dead and done newest first. */
+  async jobs(state: JobState, options: { offset?: number; limit?: number } = {}): Promise<JobInfo[]> {
+    this.ensureOpen();
+    const { offset, limit } = checkPage(options);
+    return listJobs(this.store, checkState(state), offset, limit);
+  }
+
+  /** The newest entries of the queue's event stream, newest first (see QueueEvents to follow it live). */
+  async recentEvents(options: { count?: number } = {}): Promise<StreamEvent[]> {
+    this.ensureOpen();
+    return recentEvents(this.store, checkInteger('count', options.count ?? 50, 1, 1_000));
+  }
+
+  /**
+   * Throughput and lateness over time, from the per-10-second buckets the queue keeps in Redis
+   * (3 hours of them): for charts. `rangeMs` defaults to 15 minutes, `stepMs` to 10 s.
+   */
+  async series(options: { rangeMs?: number; stepMs?: number } = {}): Promise<Series> {
+    this.ensureOpen();
+    const { rangeMs, stepMs } = checkSeriesOptions(options);
+    return readSeries(this.store, rangeMs, stepMs);
+  }
+
+  /** Counts, totals and the age of the oldest ready job, in one consistent read of the counts. */
+  async snapshot(): Promise<QueueSnapshot> {
+    this.ensureOpen();
+    const [c, totals] = await Promise.all([this.store.counts(), this.totals()]);
+    return {
+      counts: {
+        delayed: c.delayed,
+        ready: c.ready,
+        active: c.active,
+        dead: c.dead,
+        done: c.completed,
+        paused: c.paused,
+      },
+      totals,
+      oldestReadyAgeMs: c.oldestReadyDueAt === undefined ? 0 : Math.max(c.now - c.oldestReadyDueAt, 0),
+      at: c.now,
     };
   }
 

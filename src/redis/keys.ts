@@ -29,6 +29,10 @@ export interface QueueKeys {
   readonly scheduleCurrent: string;
   /** Type registry: job type → its defineJob options, applied to adds that do not set their own. */
   readonly types: string;
+  /** Event stream: one entry per state change call, listing the jobs it moved (capped). */
+  readonly events: string;
+  /** Per-10-second counters and lateness histograms, for charts: `<bucket ms>|<metric>` → n. */
+  readonly series: string;
   /** Pub/Sub channel: cancel notices for running jobs. */
   readonly control: string;
 }
@@ -72,6 +76,8 @@ export function queueKeys(prefix: string, name: string): QueueKeys {
     schedules: `${base}schedules`,
     scheduleCurrent: `${base}schedule-current`,
     control: `${base}control`,
+    events: `${base}events`,
+    series: `${base}series`,
   };
 }
 

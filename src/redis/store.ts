@@ -97,6 +97,10 @@ export interface CountsReply {
   keptDone: number;
   completed: number;
   paused: boolean;
+  /** Due time of the oldest ready job, or undefined when none is ready. */
+  oldestReadyDueAt: number | undefined;
+  /** Redis time of the snapshot, ms. */
+  now: number;
 }
 
 type Arg = string | number;
@@ -133,7 +137,7 @@ export class Store {
   /** add.lua: one call per chunk; `jobs` must fit one chunk (BATCH.add). */
   async add(jobs: readonly NewJob[], defaults: AddDefaults): Promise<{ id: string; created: boolean }[]> {
     const k = this.keys;
-    const keys: string[] = [k.delayed, k.ready, k.prio, k.meta, k.wake, k.stats, k.types];
+    const keys: string[] = [k.delayed, k.ready, k.prio, k.meta, k.wake, k.stats, k.types, k.events, k.series];
     const args: Arg[] = [
       k.jobPrefix,
       jobs.length,
@@ -185,6 +189,8 @@ export class Store {
         k.schedules,
         k.stats,
         k.scheduleCurrent,
+        k.events,
+        k.series,
       ],
       [k.jobPrefix, wanted, leaseMs, token, BATCH.promote],
     );
@@ -222,7 +228,7 @@ export class Store {
   /** complete.lua: `results` are JSON strings, stored only for jobs kept after completion. */
   complete(leases: readonly Lease[], results: readonly string[]): Promise<CompleteCode[]> {
     const k = this.keys;
-    const keys: string[] = [k.active, k.done, k.stats];
+    const keys: string[] = [k.active, k.done, k.stats, k.events, k.series];
     const args: Arg[] = [k.jobPrefix, k.dedupPrefix, leases.length, BATCH.retention];
     leases.forEach((lease, i) => {
       keys.push(this.job(lease.id), this.dedupOr(lease));
@@ -241,7 +247,17 @@ export class Store {
     const k = this.keys;
     const [code, dueAt] = await this.run<[FailReply['code'], number]>(
       'fail',
-      [this.job(lease.id), k.active, k.delayed, k.dead, k.stats, k.wake, this.dedupOr(lease)],
+      [
+        this.job(lease.id),
+        k.active,
+        k.delayed,
+        k.dead,
+        k.stats,
+        k.wake,
+        this.dedupOr(lease),
+        k.events,
+        k.series,
+      ],
       [lease.id, lease.token, k.dedupPrefix, error.message, error.stack, mode, random, ERROR_HISTORY.count],
     );
     return { code, dueAt };
@@ -252,7 +268,7 @@ export class Store {
     const k = this.keys;
     const [code, dueAt] = await this.run<[FailReply['code'], number]>(
       'retryIn',
-      [this.job(lease.id), k.active, k.delayed, k.wake, this.dedupOr(lease)],
+      [this.job(lease.id), k.active, k.delayed, k.wake, this.dedupOr(lease), k.events],
       [lease.id, lease.token, k.dedupPrefix, delayMs],
     );
     return { code, dueAt };
@@ -275,6 +291,7 @@ export class Store {
       k.prio,
       k.wake,
       k.stats,
+      k.events,
       ...leases.flatMap((l) => [this.job(l.id), this.dedupOr(l)]),
     ];
     const args: Arg[] = [leases.length, k.dedupPrefix];
@@ -294,7 +311,7 @@ export class Store {
     const k = this.keys;
     const [reclaimed, dead] = await this.run<[number, number]>(
       'reclaim',
-      [k.active, k.delayed, k.dead, k.stats, k.wake, k.ready, k.prio, k.done],
+      [k.active, k.delayed, k.dead, k.stats, k.wake, k.ready, k.prio, k.done, k.events, k.series],
       [k.jobPrefix, k.dedupPrefix, limit, random, ERROR_HISTORY.count],
     );
     return { reclaimed, dead };
@@ -330,7 +347,7 @@ export class Store {
     const k = this.keys;
     const [code, state] = await this.run<[0 | 1 | 2 | 3, string]>(
       'cancel',
-      [this.job(id), k.delayed, k.ready, k.prio, k.stats],
+      [this.job(id), k.delayed, k.ready, k.prio, k.stats, k.events],
       [id, k.dedupPrefix, k.control],
     );
     return { code, state };
@@ -341,7 +358,7 @@ export class Store {
     const k = this.keys;
     const [code, state] = await this.run<[0 | 1 | 2, string]>(
       'runNow',
-      [this.job(id), k.delayed, k.ready, k.prio, k.dead, k.meta, k.wake],
+      [this.job(id), k.delayed, k.ready, k.prio, k.dead, k.meta, k.wake, k.events],
       [id, k.dedupPrefix],
     );
     return { code, state };
@@ -352,7 +369,7 @@ export class Store {
     const k = this.keys;
     return this.run<number>(
       'deadReplay',
-      [k.dead, k.ready, k.prio, k.meta, k.wake, k.stats, `${k.base}receipt:${requestId}`],
+      [k.dead, k.ready, k.prio, k.meta, k.wake, k.stats, `${k.base}receipt:${requestId}`, k.events],
       [k.jobPrefix, k.dedupPrefix, limit],
     );
   }
@@ -383,7 +400,7 @@ export class Store {
     const r = await this.run<number[]>(
       'counts',
       [k.delayed, k.ready, k.prio, k.active, k.dead, k.done, k.stats, k.meta],
-      [],
+      [k.jobPrefix],
     );
     return {
       delayed: r[0] ?? 0,
@@ -393,12 +410,14 @@ export class Store {
       keptDone: r[4] ?? 0,
       completed: r[5] ?? 0,
       paused: r[6] === 1,
+      oldestReadyDueAt: r[7] === undefined || r[7] === -1 ? undefined : r[7],
+      now: r[8] ?? 0,
     };
   }
 
   /** pause.lua */
   async setPaused(paused: boolean): Promise<void> {
-    await this.run<number>('pause', [this.keys.meta, this.keys.wake], [paused ? '1' : '0']);
+    await this.run<number>('pause', [this.keys.meta, this.keys.wake, this.keys.events], [paused ? '1' : '0']);
   }
 
   /** locate.lua: one job's hash and where it is, read atomically. */
@@ -468,6 +487,8 @@ export class Store {
       k.stats,
       k.types,
       k.scheduleCurrent,
+      k.events,
+      k.series,
     ];
     for (const fire of plan.fires) keys.push(this.job(occurrenceId(plan.name, fire)));
     const [created, skipped, outcome] = await this.run<[number, number, 'ok' | 'moved' | 'gone']>(
@@ -481,6 +502,15 @@ export class Store {
   /** All schedules, as stored (JSON by name). */
   readSchedules(): Promise<Record<string, string>> {
     return this.client.hgetall(this.keys.schedules);
+  }
+
+  /** trim-series.lua: one batch. */
+  trimSeries(retentionMs: number, bucketMs: number, fields: readonly string[]): Promise<number> {
+    return this.run<number>(
+      'trimSeries',
+      [this.keys.series, this.keys.meta],
+      [retentionMs, bucketMs, 360, ...fields],
+    );
   }
 
   /** Registers job types' own options (defineJob), applied to later adds that do not set theirs. */

@@ -37,6 +37,7 @@ export const SCRIPT_FILES = {
   onceBegin: 'once-begin.lua',
   onceFinish: 'once-finish.lua',
   onceExtend: 'once-extend.lua',
+  trimSeries: 'trim-series.lua',
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_FILES;

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { type JobContext, type Queue, ValidationError } from '../../src/index.js';
 import { redisUrl, useQueues } from '../support/harness.js';
+import { tsxProcess } from '../support/processes.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -16,27 +15,8 @@ function fireTime(id: string): number {
   return Number(id.slice(id.lastIndexOf(':') + 1));
 }
 
-function schedulerProcess(queue: Queue): Promise<{ stop(): Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      new URL('../support/scheduler-process.ts', import.meta.url).pathname,
-      redisUrl(),
-      queue.name,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      if (line === 'ready') resolve({ stop: async () => void (child.kill('SIGTERM'), await exited) });
-    });
-    child.once('exit', (code) => reject(new Error(`scheduler process exited with ${code}`)));
-  });
+function schedulerProcess(queue: Queue) {
+  return tsxProcess(new URL('../support/scheduler-process.ts', import.meta.url), [redisUrl(), queue.name]);
 }
 
 describe('schedules', () => {

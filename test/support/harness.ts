@@ -40,6 +40,12 @@ export function useQueues() {
   });
 
   return {
+    /** Something else to close when the test ends (before the queues are checked). */
+    onClose(close: () => Promise<unknown>): void {
+      closers.push(async () => {
+        await close();
+      });
+    },
     queue(options: QueueOptions = {}): Queue {
       const queue = new Queue(uniqueName(), { connection: redisUrl(), ...options });
       queues.push(queue);

@@ -2,8 +2,9 @@
 
 KEYS[1] delayed   KEYS[2] ready   KEYS[3] prio   KEYS[4] meta   KEYS[5] wake   KEYS[6] stats
 KEYS[7] types: the type registry, type → '<maxAttempts>|<backoff>|<timeoutMs>' (defineJob options)
-KEYS[6 + 2i]      job hash of job i (i = 1..n)
-KEYS[7 + 2i]      dedup key of job i, or its job hash again when the job has no key
+KEYS[8] events   KEYS[9] series
+KEYS[8 + 2i]      job hash of job i (i = 1..n)
+KEYS[9 + 2i]      dedup key of job i, or its job hash again when the job has no key
 ARGV[1] job key prefix   ARGV[2] n   ARGV[3] default maxAttempts   ARGV[4] default backoff
 ARGV[5] default timeoutMs ('' for none): the Queue's defaults, used when neither the add nor the
         job type's registered options set a value
@@ -19,12 +20,15 @@ Safe to run twice: ids come from the client, so a re-sent add finds its own jobs
 -- @include lib/wake.lua
 -- @include lib/ready.lua
 -- @include lib/create-job.lua
+-- @include lib/observe.lua
 
 local FIELDS = 11
 local HEADER = 5
 local jobPrefix = ARGV[1]
 local n = tonumber(ARGV[2])
 local K = { delayed = KEYS[1], ready = KEYS[2], prio = KEYS[3], meta = KEYS[4], wake = KEYS[5], types = KEYS[7] }
+local O = { events = KEYS[8], series = KEYS[9] }
+local JK = 8 -- job i's hash is KEYS[JK + 2i], its dedup key KEYS[JK + 2i + 1]
 
 local function numberOrEmpty(value)
   return value == '' or tonumber(value) ~= nil
@@ -47,10 +51,10 @@ for i = 1, n do
   local o = HEADER + (i - 1) * FIELDS
   local id, key = ARGV[o + 1], ARGV[o + 10]
   optionsOf(K.types, ARGV[o + 2])
-  if redis.call('EXISTS', KEYS[6 + 2 * i]) == 1 then
+  if redis.call('EXISTS', KEYS[JK + 2 * i]) == 1 then
     existing[i] = id
   elseif key ~= '' then
-    local holder = redis.call('GET', KEYS[7 + 2 * i])
+    local holder = redis.call('GET', KEYS[JK + 2 * i + 1])
     -- The holder's hash is in this queue's slot; a key left behind by a vanished job is stale.
     if holder and redis.call('EXISTS', jobPrefix .. holder) == 1 then
       existing[i] = holder
@@ -60,6 +64,7 @@ end
 
 local result = {}
 local created = 0
+local added = {}
 local claimedKeys = {}
 local madeIds = {}
 for i = 1, n do
@@ -78,16 +83,17 @@ for i = 1, n do
       due = now + tonumber(ARGV[o + 4] ~= '' and ARGV[o + 4] or 0)
     end
     if key ~= '' then
-      redis.call('SET', KEYS[7 + 2 * i], id)
+      redis.call('SET', KEYS[JK + 2 * i + 1], id)
       claimedKeys[key] = id
     end
     createJob(K, {
-      id = id, key = KEYS[6 + 2 * i], type = ARGV[o + 2], data = ARGV[o + 3], due = due, now = now,
+      id = id, key = KEYS[JK + 2 * i], type = ARGV[o + 2], data = ARGV[o + 3], due = due, now = now,
       priority = tonumber(ARGV[o + 6]), maxAttempts = ARGV[o + 7], backoff = ARGV[o + 8], timeout = ARGV[o + 9],
       keep = ARGV[o + 11], dedupKey = key,
       defaultMaxAttempts = ARGV[3], defaultBackoff = ARGV[4], defaultTimeout = ARGV[5],
     }, {})
     created = created + 1
+    added[created] = { id = id, type = ARGV[o + 2], dueAt = due }
     madeIds[id] = id
     result[#result + 1] = id
     result[#result + 1] = 1
@@ -96,5 +102,7 @@ end
 
 if created > 0 then
   redis.call('HINCRBY', KEYS[6], 'added', created)
+  count(O, now, 'added', created)
+  emit(O, 'added', added)
 end
 return result

@@ -1,6 +1,6 @@
 --[[ cancel: removes a waiting job, or asks the worker running it to stop.
 
-KEYS[1] job hash   KEYS[2] delayed   KEYS[3] ready   KEYS[4] prio   KEYS[5] stats
+KEYS[1] job hash   KEYS[2] delayed   KEYS[3] ready   KEYS[4] prio   KEYS[5] stats   KEYS[6] events
 ARGV[1] id   ARGV[2] dedup key prefix   ARGV[3] control channel
 Returns {code, state}: 1 removed (it was delayed or ready), 2 signalled (it is running: the
 worker fires its AbortSignal, and the job is deleted when the attempt ends unless it completed),
@@ -10,11 +10,13 @@ The dedup key is named in the job hash, so it is read here, before the first wri
 Safe to run twice: a removed job is gone; a running one is flagged again and noticed once.
 ]]
 -- @include lib/finish.lua
+-- @include lib/observe.lua
 
 local jobKey, delayedKey, readyKey, prioKey, statsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local id, dedupPrefix = ARGV[1], ARGV[2]
 
-local f = redis.call('HMGET', jobKey, 'state', 'key')
+local O = { events = KEYS[6] }
+local f = redis.call('HMGET', jobKey, 'state', 'key', 'type')
 local state = f[1]
 if not state then
   return { 0, '' }
@@ -42,4 +44,5 @@ if dedupKey then
 end
 redis.call('DEL', jobKey)
 redis.call('HINCRBY', statsKey, 'cancelled', 1)
+emit(O, 'cancelled', { { id = id, type = f[3], state = state } })
 return { 1, state }

@@ -3,6 +3,7 @@
 KEYS[1] delayed   KEYS[2] ready   KEYS[3] prio   KEYS[4] active   KEYS[5] meta   KEYS[6] wake
 KEYS[7] receipt: `claim:<token>`, the ids this call claimed, kept for one lease period
 KEYS[8] dead   KEYS[9] done   KEYS[10] schedules   KEYS[11] stats   KEYS[12] schedule-current
+KEYS[13] events   KEYS[14] series
 ARGV[1] job key prefix   ARGV[2] n, jobs wanted   ARGV[3] leaseMs   ARGV[4] lease token, unique
 to this call   ARGV[5] promote limit
 Returns {seconds, microseconds, nextDue, flags, then 12 values per claimed job:
@@ -25,12 +26,14 @@ first run claimed, instead of claiming a second batch nobody would run.
 -- @include lib/ready.lua
 -- @include lib/heal.lua
 -- @include lib/promote.lua
+-- @include lib/observe.lua
 
 local delayedKey, readyKey, prioKey, activeKey, metaKey, wakeKey, receiptKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local S = {
   delayed = delayedKey, ready = readyKey, prio = prioKey, active = activeKey, dead = KEYS[8], done = KEYS[9],
   schedules = KEYS[10], stats = KEYS[11], scheduleCurrent = KEYS[12],
 }
+local O = { events = KEYS[13], series = KEYS[14] }
 local jobPrefix = ARGV[1]
 local wanted = tonumber(ARGV[2])
 local leaseMs = tonumber(ARGV[3])
@@ -117,6 +120,7 @@ if popReady > 0 then
 end
 local deadline = now + leaseMs
 local claimed = {}
+local started, late = {}, {}
 for _, plan in ipairs(plans) do
   local id, action, f = plan[1], plan[2], plan[3]
   if action == 'take' then
@@ -125,11 +129,16 @@ for _, plan in ipairs(plans) do
     redis.call('ZADD', activeKey, deadline, id)
     claimed[#claimed + 1] = id
     append(id, f, attempt)
+    local lateMs = math.max(now - (tonumber(f[8]) or now), 0)
+    late[#late + 1] = lateMs
+    started[#started + 1] = { id = id, type = f[2], attempt = attempt, lateMs = lateMs }
   elseif action == 'restore' then
     restoreFinished(S, id, f[1], f[14], now)
   end
 end
 if #claimed > 0 then
+  emit(O, 'active', started)
+  lateness(O, now, late)
   -- Ids never hold control characters (the client refuses them), so a newline separates them.
   redis.call('SET', receiptKey, table.concat(claimed, '\n'), 'PX', leaseMs)
 end

@@ -1,7 +1,7 @@
 --[[ complete: records that jobs finished, each only if the caller still holds its lease.
 
-KEYS[1] active   KEYS[2] done   KEYS[3] stats
-KEYS[2 + 2i]  job hash of job i (i = 1..n)   KEYS[3 + 2i]  its dedup key, or the job hash again
+KEYS[1] active   KEYS[2] done   KEYS[3] stats   KEYS[4] events   KEYS[5] series
+KEYS[4 + 2i]  job hash of job i (i = 1..n)   KEYS[5 + 2i]  its dedup key, or the job hash again
 ARGV[1] job key prefix   ARGV[2] dedup key prefix   ARGV[3] n   ARGV[4] retention limit
 ARGV[5 + 3(i-1) …]  per job: id, lease token, result (JSON; stored only when the job is kept)
 Returns one code per job: 1 completed, 0 refused (the lease is gone: reclaimed, or handed to
@@ -14,8 +14,11 @@ a job this token already completed and kept answers 1 again; one already deleted
 -- @include lib/time.lua
 -- @include lib/finish.lua
 -- @include lib/retention.lua
+-- @include lib/observe.lua
 
 local activeKey, doneKey, statsKey = KEYS[1], KEYS[2], KEYS[3]
+local O = { events = KEYS[4], series = KEYS[5] }
+local JK = 4 -- job i's hash is KEYS[JK + 2i]
 local jobPrefix, dedupPrefix = ARGV[1], ARGV[2]
 local n = tonumber(ARGV[3])
 local retentionLimit = tonumber(ARGV[4])
@@ -26,7 +29,7 @@ local finishing = {}
 for i = 1, n do
   local o = 4 + (i - 1) * 3
   local id, token = ARGV[o + 1], ARGV[o + 2]
-  local f = redis.call('HMGET', KEYS[2 + 2 * i], 'state', 'token', 'key', 'keep')
+  local f = redis.call('HMGET', KEYS[JK + 2 * i], 'state', 'token', 'key', 'keep', 'type', 'attempt', 'startedAt')
   if not f[1] then
     codes[i] = -1
   elseif f[2] ~= token then
@@ -43,9 +46,11 @@ for i = 1, n do
 end
 
 local keepSpec = nil
+local completed = {}
 for _, job in ipairs(finishing) do
   local i, id, f, dedupKey, holder = job[1], job[2], job[3], job[4], job[5]
-  local jobKey = KEYS[2 + 2 * i]
+  local jobKey = KEYS[JK + 2 * i]
+  completed[#completed + 1] = { id = id, type = f[5], attempt = tonumber(f[6]), durationMs = now - (tonumber(f[7]) or now) }
   redis.call('ZREM', activeKey, id)
   if dedupKey then
     releaseDedupKey(dedupKey, holder, id)
@@ -62,6 +67,8 @@ end
 
 if #finishing > 0 then
   redis.call('HINCRBY', statsKey, 'completed', #finishing)
+  count(O, now, 'completed', #finishing)
+  emit(O, 'completed', completed)
 end
 if keepSpec then
   local count, ageMs = parseKeep(keepSpec)

@@ -1,7 +1,7 @@
 --[[ fail: records a failed attempt; the job retries after its backoff, or goes to dead.
 
 KEYS[1] job hash   KEYS[2] active   KEYS[3] delayed   KEYS[4] dead   KEYS[5] stats   KEYS[6] wake
-KEYS[7] the job's dedup key, or the job hash again when it has none
+KEYS[7] the job's dedup key, or the job hash again when it has none   KEYS[8] events   KEYS[9] series
 ARGV[1] id   ARGV[2] lease token   ARGV[3] dedup key prefix   ARGV[4] error message
 ARGV[5] error stack   ARGV[6] 'retry' (follow the retry policy) or 'dead' (unrecoverable)
 ARGV[7] random number in [0, 1) for jitter   ARGV[8] errors kept per job
@@ -15,11 +15,13 @@ its own result.
 -- @include lib/wake.lua
 -- @include lib/backoff.lua
 -- @include lib/finish.lua
+-- @include lib/observe.lua
 
 local jobKey, activeKey, delayedKey, deadKey, statsKey, wakeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local id, token, dedupPrefix = ARGV[1], ARGV[2], ARGV[3]
+local O = { events = KEYS[8], series = KEYS[9] }
 
-local f = redis.call('HMGET', jobKey, 'state', 'token', 'attempt', 'maxAttempts', 'backoff', 'key', 'cancel', 'dueAt', 'errors')
+local f = redis.call('HMGET', jobKey, 'state', 'token', 'attempt', 'maxAttempts', 'backoff', 'key', 'cancel', 'dueAt', 'errors', 'type')
 if not f[1] then
   return { -1, 0 }
 end
@@ -39,6 +41,7 @@ local holder = dedupKey and redis.call('GET', dedupKey)
 local now = redisNow()
 local attempt = tonumber(f[3]) or 1
 redis.call('HINCRBY', statsKey, 'failed', 1)
+count(O, now, 'failed', 1)
 
 if f[7] == '1' then
   redis.call('ZREM', activeKey, id)
@@ -46,6 +49,7 @@ if f[7] == '1' then
     releaseDedupKey(dedupKey, holder, id)
   end
   redis.call('DEL', jobKey)
+  emit(O, 'cancelled', { { id = id, type = f[10], attempt = attempt } })
   return { 3, 0 }
 end
 
@@ -57,6 +61,8 @@ if ARGV[6] == 'dead' or attempt >= (tonumber(f[4]) or 1) then
   if dedupKey then
     releaseDedupKey(dedupKey, holder, id)
   end
+  count(O, now, 'dead', 1)
+  emit(O, 'dead', { { id = id, type = f[10], attempt = attempt, error = ARGV[4] } })
   return { 2, 0 }
 end
 
@@ -65,4 +71,5 @@ redis.call('ZREM', activeKey, id)
 redis.call('HSET', jobKey, 'state', 'delayed', 'dueAt', due)
 addDelayed(delayedKey, wakeKey, id, due)
 redis.call('HINCRBY', statsKey, 'retried', 1)
+emit(O, 'retrying', { { id = id, type = f[10], attempt = attempt, error = ARGV[4], dueAt = due } })
 return { 1, due }

@@ -1,7 +1,7 @@
 --[[ reclaim: takes back jobs whose lease expired (their worker died, stalled or lost Redis).
 
 KEYS[1] active   KEYS[2] delayed   KEYS[3] dead   KEYS[4] stats   KEYS[5] wake   KEYS[6] ready
-KEYS[7] prio   KEYS[8] done
+KEYS[7] prio   KEYS[8] done   KEYS[9] events   KEYS[10] series
 ARGV[1] job key prefix   ARGV[2] dedup key prefix   ARGV[3] limit   ARGV[4] random seed in [0, 1)
 ARGV[5] errors kept per job
 Returns {reclaimed, dead}: how many went back to `delayed`, and how many of those were out of
@@ -18,9 +18,11 @@ all reads come before the first write.
 -- @include lib/backoff.lua
 -- @include lib/finish.lua
 -- @include lib/heal.lua
+-- @include lib/observe.lua
 
 local activeKey, delayedKey, deadKey, statsKey, wakeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local S = { active = activeKey, delayed = delayedKey, dead = deadKey, ready = KEYS[6], prio = KEYS[7], done = KEYS[8] }
+local O = { events = KEYS[9], series = KEYS[10] }
 local jobPrefix, dedupPrefix = ARGV[1], ARGV[2]
 local limit, seed, errorCap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local now = redisNow()
@@ -30,13 +32,14 @@ local plans = {}
 for i = 1, #ids do
   local id = ids[i]
   local jobKey = jobPrefix .. id
-  local f = redis.call('HMGET', jobKey, 'state', 'attempt', 'maxAttempts', 'backoff', 'key', 'cancel', 'errors', 'finishedAt')
+  local f = redis.call('HMGET', jobKey, 'state', 'attempt', 'maxAttempts', 'backoff', 'key', 'cancel', 'errors', 'finishedAt', 'type')
   local action = f[1] == 'active' and 'take' or strayAction(S, jobKey, id, f[1])
   local dedupKey = action == 'take' and f[5] and dedupPrefix .. f[5]
   plans[i] = { action, f, dedupKey, dedupKey and redis.call('GET', dedupKey) }
 end
 
 local reclaimed, dead = 0, 0
+local events = {}
 for i = 1, #ids do
   local id = ids[i]
   local jobKey = jobPrefix .. id
@@ -67,6 +70,7 @@ for i = 1, #ids do
         releaseDedupKey(dedupKey, holder, id)
       end
       dead = dead + 1
+      events[#events + 1] = { id = id, type = f[9], attempt = attempt, outcome = 'dead' }
     else
       -- Golden-ratio steps spread one seed into a different jitter per job.
       local rand = (seed + i * 0.6180339887) % 1
@@ -74,7 +78,11 @@ for i = 1, #ids do
       redis.call('ZREM', activeKey, id)
       redis.call('HSET', jobKey, 'state', 'delayed', 'dueAt', due)
       addDelayed(delayedKey, wakeKey, id, due)
+      events[#events + 1] = { id = id, type = f[9], attempt = attempt, outcome = 'retrying', dueAt = due }
     end
   end
 end
+count(O, now, 'reclaimed', reclaimed)
+count(O, now, 'dead', dead)
+emit(O, 'reclaimed', events)
 return { reclaimed, dead }

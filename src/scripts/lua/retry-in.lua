@@ -2,7 +2,7 @@
 polling jobs, like a payment check that waits for a callback (seed 000 §6).
 
 KEYS[1] job hash   KEYS[2] active   KEYS[3] delayed   KEYS[4] wake
-KEYS[5] the job's dedup key, or the job hash again when it has none
+KEYS[5] the job's dedup key, or the job hash again when it has none   KEYS[6] events
 ARGV[1] id   ARGV[2] lease token   ARGV[3] dedup key prefix   ARGV[4] delay in ms
 Returns {code, dueAt}: 1 rescheduled at dueAt, 3 deleted (a cancel was requested while it ran),
 0 refused (the lease is gone), -1 the job no longer exists.
@@ -13,11 +13,13 @@ token stays on the job.
 -- @include lib/time.lua
 -- @include lib/wake.lua
 -- @include lib/finish.lua
+-- @include lib/observe.lua
 
 local jobKey, activeKey, delayedKey, wakeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, token, dedupPrefix = ARGV[1], ARGV[2], ARGV[3]
 
-local f = redis.call('HMGET', jobKey, 'state', 'token', 'attempt', 'key', 'cancel', 'dueAt')
+local f = redis.call('HMGET', jobKey, 'state', 'token', 'attempt', 'key', 'cancel', 'dueAt', 'type')
+local O = { events = KEYS[6] }
 if not f[1] then
   return { -1, 0 }
 end
@@ -38,9 +40,11 @@ if f[5] == '1' then
     releaseDedupKey(dedupKey, holder, id)
   end
   redis.call('DEL', jobKey)
+  emit(O, 'cancelled', { { id = id, type = f[7] } })
   return { 3, 0 }
 end
 local due = redisNow() + tonumber(ARGV[4])
 redis.call('HSET', jobKey, 'state', 'delayed', 'dueAt', due, 'attempt', math.max((tonumber(f[3]) or 1) - 1, 0))
 addDelayed(delayedKey, wakeKey, id, due)
+emit(O, 'rescheduled', { { id = id, type = f[7], dueAt = due } })
 return { 1, due }

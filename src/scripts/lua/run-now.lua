@@ -1,7 +1,7 @@
 --[[ run-now: a delayed job becomes ready now; a dead job is replayed (attempts reset).
 
 KEYS[1] job hash   KEYS[2] delayed   KEYS[3] ready   KEYS[4] prio   KEYS[5] dead   KEYS[6] meta
-KEYS[7] wake
+KEYS[7] wake   KEYS[8] events
 ARGV[1] id   ARGV[2] dedup key prefix
 Returns {code, state}: 1 moved to ready (or already ready), 0 no such job, 2 refused (state is
 active or done).
@@ -11,11 +11,13 @@ Safe to run twice: the second run finds the job ready, and says so.
 -- @include lib/time.lua
 -- @include lib/wake.lua
 -- @include lib/ready.lua
+-- @include lib/observe.lua
 
 local jobKey, delayedKey, readyKey, prioKey, deadKey, metaKey, wakeKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local id, dedupPrefix = ARGV[1], ARGV[2]
 
-local f = redis.call('HMGET', jobKey, 'state', 'priority', 'key')
+local O = { events = KEYS[8] }
+local f = redis.call('HMGET', jobKey, 'state', 'priority', 'key', 'type')
 local state = f[1]
 if not state then
   return { 0, '' }
@@ -45,4 +47,5 @@ else
 end
 pushReady(readyKey, prioKey, metaKey, id, tonumber(f[2]) or 0)
 wake(wakeKey)
+emit(O, state == 'dead' and 'replayed' or 'promoted', { { id = id, type = f[4] } })
 return { 1, state }

@@ -3,8 +3,8 @@ fire time on. Any number of Schedulers call it; the first with the schedule's cu
 and next fire time wins, the others find it moved and do nothing.
 
 KEYS[1] schedules   KEYS[2] delayed   KEYS[3] ready   KEYS[4] prio   KEYS[5] meta   KEYS[6] wake
-KEYS[7] stats   KEYS[8] types   KEYS[9] schedule-current
-KEYS[9 + i]  job hash of occurrence i: `job:sched:<name>:<fire time>`
+KEYS[7] stats   KEYS[8] types   KEYS[9] schedule-current   KEYS[10] events   KEYS[11] series
+KEYS[11 + i]  job hash of occurrence i: `job:sched:<name>:<fire time>`
 ARGV[1] name   ARGV[2] version the caller planned with   ARGV[3] next fire time it planned from
 ARGV[4] the next fire time after these ('' when the schedule is done)   ARGV[5] job key prefix
 ARGV[6] fire times the catch-up policy dropped   ARGV[7 + (i-1)]  fire time of occurrence i
@@ -20,9 +20,12 @@ Reads come before writes. Safe to run twice: the second run finds the schedule m
 -- @include lib/wake.lua
 -- @include lib/ready.lua
 -- @include lib/create-job.lua
+-- @include lib/observe.lua
 
 local K = { delayed = KEYS[2], ready = KEYS[3], prio = KEYS[4], meta = KEYS[5], wake = KEYS[6], types = KEYS[8] }
 local schedulesKey, statsKey, currentKey = KEYS[1], KEYS[7], KEYS[9]
+local O = { events = KEYS[10], series = KEYS[11] }
+local JK = 11 -- occurrence i's hash is KEYS[JK + i]
 local name, jobPrefix = ARGV[1], ARGV[5]
 local RECENT = 50
 
@@ -43,7 +46,7 @@ for i = 7, #ARGV do
 end
 local exists = {}
 for i = 1, #fires do
-  exists[i] = redis.call('EXISTS', KEYS[9 + i]) == 1
+  exists[i] = redis.call('EXISTS', KEYS[JK + i]) == 1
 end
 local running = false
 local current = redis.call('HGET', currentKey, name)
@@ -53,6 +56,7 @@ if current then
 end
 
 local created, skipped = 0, tonumber(ARGV[6]) or 0
+local added = {}
 local recent = type(record.recent) == 'table' and record.recent or {}
 local job = record.job
 for i, fire in ipairs(fires) do
@@ -66,7 +70,7 @@ for i, fire in ipairs(fires) do
       skipped = skipped + 1
     else
       createJob(K, {
-        id = id, key = KEYS[9 + i], type = record.type, data = record.data, due = fire, now = now,
+        id = id, key = KEYS[JK + i], type = record.type, data = record.data, due = fire, now = now,
         priority = tonumber(job.priority) or 0, maxAttempts = job.maxAttempts, backoff = job.backoff,
         timeout = job.timeoutMs, keep = job.keep, dedupKey = '',
         defaultMaxAttempts = record.fallback.maxAttempts, defaultBackoff = record.fallback.backoff,
@@ -77,6 +81,7 @@ for i, fire in ipairs(fires) do
         running = true
       end
       created = created + 1
+      added[created] = { id = id, type = record.type, dueAt = fire, schedule = name }
       record.count = record.count + 1
       record.last = id
       recent[#recent + 1] = id
@@ -97,6 +102,8 @@ record.updatedAt = now
 redis.call('HSET', schedulesKey, name, cjson.encode(record))
 if created > 0 then
   redis.call('HINCRBY', statsKey, 'added', created)
+  count(O, now, 'added', created)
+  emit(O, 'added', added)
 end
 if skipped > 0 then
   redis.call('HINCRBY', statsKey, 'skipped', skipped)
