@@ -70,6 +70,8 @@ export function buildProgram(
       START_DEFAULTS.stuckAfter,
     )
     .option('--pid-file <path>', 'pid file (default: <data-dir>/dueq.pid)')
+    .option('--metrics-port <port>', 'serve Prometheus metrics on this port (GET /metrics)')
+    .option('--metrics-host <host>', 'address the metrics server binds', '127.0.0.1')
     .action(async (options, cmd: Command) => run((ctx) => startCommand(ctx, options), globals(cmd)));
 
   program

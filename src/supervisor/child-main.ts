@@ -1,12 +1,14 @@
 /**
  * A worker process of `dueq start`: loads the jobs directory, runs one Worker per queue with its
  * own Redis connections (never one inherited across a fork, seed 000 §4.1), and reports to the
- * supervisor over IPC. It drains when told to, when the supervisor goes away, or on SIGTERM; it
- * ignores SIGINT, which a terminal sends to the whole process group: the supervisor decides.
+ * supervisor over IPC: ready, health (memory, running jobs, job histograms), stuck handlers. It
+ * drains when told to, when the supervisor goes away, or on SIGTERM; it ignores SIGINT, which a
+ * terminal sends to the whole process group: the supervisor decides.
  */
 import { loadJobsDirectory } from '../jobs/discover.js';
+import { logJobs } from '../logging/job-log.js';
 import { createLogger } from '../logging/logger.js';
-import type { JobInfo } from '../queue/job-info.js';
+import { JobMetrics } from '../metrics/job-metrics.js';
 import { Worker } from '../worker/worker.js';
 import { CHILD_CONFIG_ENV, type ChildConfig, type FromChild, type ToChild } from './messages.js';
 
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
     process.exit(78);
   }
 
+  const metrics = new JobMetrics();
   const workers = config.queues.map((queue) => {
     const worker = new Worker(queue, definitions, {
       connection: config.redisUrl,
@@ -38,32 +41,8 @@ async function main(): Promise<void> {
       concurrency: config.concurrency,
       leaseMs: config.leaseMs,
     });
-    const line = (job: JobInfo) => ({
-      queue,
-      id: job.id,
-      type: job.type,
-      attempt: job.attempt,
-      durationMs:
-        job.finishedAt !== undefined && job.startedAt !== undefined
-          ? job.finishedAt - job.startedAt
-          : undefined,
-    });
-    worker.on('completed', (job) => log.info({ ...line(job), outcome: 'completed' }, 'job completed'));
-    worker.on('retrying', (job, error) =>
-      log.warn(
-        {
-          ...line(job),
-          outcome: 'retrying',
-          error: error.message,
-          nextAt: new Date(job.dueAt).toISOString(),
-        },
-        'job failed, will retry',
-      ),
-    );
-    worker.on('dead', (job, error) =>
-      log.error({ ...line(job), outcome: 'dead', error: error.message }, 'job failed for good'),
-    );
-    worker.on('error', (error) => log.warn({ queue, error: error.message }, 'worker error'));
+    logJobs(worker, log);
+    metrics.attach(worker);
     return worker;
   });
 
@@ -85,7 +64,8 @@ async function main(): Promise<void> {
 
   const health = setInterval(() => {
     const active = workers.reduce((n, w) => n + w.activeCount, 0);
-    send({ type: 'health', rssMb: Math.round(process.memoryUsage.rss() / 1_048_576), active });
+    const rssMb = Math.round(process.memoryUsage.rss() / 1_048_576);
+    void metrics.snapshot().then((snapshot) => send({ type: 'health', rssMb, active, metrics: snapshot }));
     const stuck = workers.flatMap((w) => w.stuckJobs()).filter((j) => j.overdueMs >= config.stuckAfterMs);
     if (stuck.length > 0) send({ type: 'stuck', jobs: stuck });
   }, HEALTH_INTERVAL_MS);

@@ -1,4 +1,5 @@
 /** What a supervisor and its worker processes say to each other over the IPC channel. */
+import type { MetricsSnapshot } from '../metrics/job-metrics.js';
 
 /** Everything a worker process needs, passed in its environment as JSON. */
 export interface ChildConfig {
@@ -22,6 +23,6 @@ export type ToChild = { type: 'drain' };
 
 export type FromChild =
   | { type: 'ready'; types: string[] }
-  | { type: 'health'; rssMb: number; active: number }
+  | { type: 'health'; rssMb: number; active: number; metrics: MetricsSnapshot }
   | { type: 'stuck'; jobs: { id: string; type: string; overdueMs: number }[] }
   | { type: 'fatal'; message: string };

@@ -1,5 +1,8 @@
+import type { Server } from 'node:http';
 import { DueqError } from '../errors.js';
 import type { Logger } from '../logging/logger.js';
+import { SupervisorMetrics, serveMetrics } from '../metrics/supervisor-metrics.js';
+import { Queue } from '../queue/queue.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { type ControlRequest, controlSocketPath, startControlServer } from './control.js';
 import type { ChildConfig } from './messages.js';
@@ -24,6 +27,10 @@ export interface SupervisorOptions {
   pidFile: string;
   redisUrl: string;
   prefix: string;
+  /** Serve Prometheus metrics on this port (GET /metrics). */
+  metricsPort?: number | undefined;
+  /** @default 127.0.0.1 */
+  metricsHost?: string;
   log: Logger;
 }
 
@@ -80,6 +87,8 @@ export class Supervisor {
   private restarts = 0;
   private pidFile: { release(): void } | undefined;
   private control: { close(): Promise<void> } | undefined;
+  private metricsServer: Server | undefined;
+  private readonly metricsQueues: Queue[] = [];
   private finish!: (code: number) => void;
   /** Resolves with the process exit code once everything has stopped. */
   readonly done = new Promise<number>((resolve) => {
@@ -115,6 +124,7 @@ export class Supervisor {
         await scheduler.start();
         this.schedulers.push(scheduler);
       }
+      if (o.metricsPort !== undefined) await this.startMetrics(o.metricsPort, o.metricsHost ?? '127.0.0.1');
       this.control = await startControlServer(controlSocketPath(o.pidFile), (request) =>
         this.onControl(request),
       ).catch((error: Error) => {
@@ -148,6 +158,23 @@ export class Supervisor {
       },
       `dueq started: ${this.wanted} worker processes × ${o.concurrency} jobs at once on ${o.queues.join(', ')}`,
     );
+  }
+
+  private async startMetrics(port: number, host: string): Promise<void> {
+    for (const name of this.options.queues) {
+      this.metricsQueues.push(
+        new Queue(name, { connection: this.options.redisUrl, prefix: this.options.prefix }),
+      );
+    }
+    const metrics = new SupervisorMetrics(this.metricsQueues, {
+      workersAlive: () =>
+        [...this.processes].filter((p) => p.state === 'running' || p.state === 'draining').length,
+      restarts: () => this.restarts,
+      backpressure: (queue) => this.schedulers.some((s) => s.name === queue && s.backpressure),
+      workerSnapshots: () => [...this.processes].map((p) => p.metrics).filter((m) => m.length > 0),
+    });
+    this.metricsServer = await serveMetrics(metrics, port, host);
+    this.log.info({ metrics: `http://${host}:${port}/metrics` }, `metrics on http://${host}:${port}/metrics`);
   }
 
   /** Waits until every process is ready; the first one that fails to start is returned as an error. */
@@ -337,6 +364,9 @@ export class Supervisor {
   private async teardown(): Promise<void> {
     await Promise.all(this.schedulers.map((s) => s.close()));
     await this.control?.close();
+    const server = this.metricsServer;
+    if (server) await new Promise((resolve) => server.close(resolve));
+    await Promise.all(this.metricsQueues.map((q) => q.close()));
     this.pidFile?.release();
     this.removeSignals();
   }

@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import type { MetricsSnapshot } from '../metrics/job-metrics.js';
 import { CHILD_CONFIG_ENV, type ChildConfig, type FromChild, type ToChild } from './messages.js';
 
 const CHILD_ENTRY = new URL(
@@ -30,6 +31,8 @@ export class WorkerProcess extends EventEmitter<WorkerProcessEvents> {
   retiring = false;
   rssMb = 0;
   active = 0;
+  /** Its latest job histograms, for the supervisor's /metrics. */
+  metrics: MetricsSnapshot = [];
   private readonly child: ChildProcess;
   private killTimer: NodeJS.Timeout | undefined;
   readonly exited: Promise<void>;
@@ -74,6 +77,7 @@ export class WorkerProcess extends EventEmitter<WorkerProcessEvents> {
       case 'health':
         this.rssMb = message.rssMb;
         this.active = message.active;
+        this.metrics = message.metrics;
         this.emit('health', message.rssMb, message.active);
         break;
       case 'stuck':

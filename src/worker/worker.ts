@@ -64,6 +64,8 @@ export interface WorkerOptions {
 }
 
 export interface WorkerEvents {
+  /** A job's handler is starting (its startedAt and dueAt say how late). */
+  active: [job: JobInfo];
   completed: [job: JobInfo, result: unknown];
   /** Every failed attempt; followed by 'retrying' or 'dead'. */
   failed: [job: JobInfo, error: Error];
@@ -305,6 +307,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     const ctx = new JobContext(job, entry.data, this.controls);
     entry.ctx = ctx;
+    if (this.listenerCount('active') > 0) this.emit('active', this.info(job, entry.data, 'active'));
     if (job.timeoutMs > 0) entry.timer = setTimeout(() => this.onTimeout(entry), job.timeoutMs);
     try {
       const value = await handler(ctx);
@@ -419,7 +422,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       errors: [],
       backoff: decodeBackoff(job.backoff),
     };
-    if (state === 'done' || state === 'dead') info.finishedAt = Math.round(this.clock.now());
+    if (state === 'done' || state === 'dead' || error) info.finishedAt = Math.round(this.clock.now());
     if (error)
       info.errors = [{ ...storedError(error), at: Math.round(this.clock.now()), attempt: job.attempt }];
     if (job.key) info.key = job.key;

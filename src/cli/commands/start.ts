@@ -23,6 +23,8 @@ export interface StartOptions {
   maxMemoryMb?: string;
   stuckAfter: string;
   pidFile?: string;
+  metricsPort?: string;
+  metricsHost: string;
 }
 
 /** `dueq start`: the supervisor, in the foreground. Resolves with the exit code. */
@@ -48,6 +50,10 @@ export async function startCommand(ctx: Context, options: StartOptions): Promise
       : intOption('--max-memory-mb', options.maxMemoryMb, 16, 1_048_576);
   const stuckAfterMs = parseDuration('--stuck-after', options.stuckAfter, LIMITS.delayMs);
   const pidFile = resolve(options.pidFile ?? join(ctx.dataDir, 'dueq.pid'));
+  const metricsPort =
+    options.metricsPort === undefined
+      ? undefined
+      : intOption('--metrics-port', options.metricsPort, 1, 65_535);
 
   // Refuse before starting anything, an embedded Redis included.
   const holder = readLivePid(pidFile);
@@ -79,6 +85,8 @@ export async function startCommand(ctx: Context, options: StartOptions): Promise
     pidFile,
     redisUrl: redis.url,
     prefix: ctx.prefix,
+    metricsPort,
+    metricsHost: options.metricsHost,
     log,
   });
   try {
