@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { dashboardCommand } from './commands/dashboard.js';
 import { deadListCommand, deadPurgeCommand, deadRemoveCommand, deadReplayCommand } from './commands/dead.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
@@ -194,6 +195,14 @@ export function buildProgram(
     .action(async (queue: string, options, cmd: Command) =>
       run((ctx) => doctorCommand(ctx, queue, options), globals(cmd)),
     );
+
+  program
+    .command('dashboard')
+    .description('the web dashboard: queues, charts, jobs, dead letters, schedules, actions')
+    .option('--port <port>', 'port to serve on', '7070')
+    .option('--host <host>', 'address to bind; anything but loopback needs --token', '127.0.0.1')
+    .option('--token <token>', 'require this token on every API call (default: $DUEQ_DASHBOARD_TOKEN)')
+    .action(async (options, cmd: Command) => run((ctx) => dashboardCommand(ctx, options), globals(cmd)));
 
   program
     .command('demo')

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { startDashboard } from '../../dashboard/server.js';
 import { Shop } from '../../demo/shop.js';
 import { DemoView, type Snapshot } from '../../demo/view.js';
 import { Queue } from '../../queue/queue.js';
@@ -73,6 +74,11 @@ export async function demoCommand(
   scheduler.on('error', (error) => view.event(`scheduler: ${error.message}`, 'bad'));
   await scheduler.start();
   await worker.waitUntilReady();
+  // The dashboard, on 7070 if it is free: watch the story there too.
+  const dashboard = await startDashboard({ redisUrl, prefix: ctx.prefix, port: 7070 }).catch(() =>
+    startDashboard({ redisUrl: redisUrl as string, prefix: ctx.prefix, port: 0 }),
+  );
+  ctx.out.note(`dashboard: ${dashboard.url}#/queue/${QUEUE}`);
 
   let interrupted = false;
   const onInt = () => {
@@ -133,6 +139,7 @@ export async function demoCommand(
     const final = await snapshot();
     view.render(final);
     view.summary(final, deadReasons);
+    await dashboard.close();
     await worker.close({ timeoutMs: 2_000 });
     await scheduler.close();
     await queue.close();
