@@ -63,20 +63,56 @@ export interface StreamEvent {
   jobs: Record<string, unknown>[];
 }
 
+/** Columns whose values are numbers (a script may write them as text, which costs it less). */
+const NUMERIC = new Set(['attempt', 'lateMs', 'durationMs', 'dueAt']);
+
+/** Stream columns and the job field each one fills. */
+const COLUMNS: Record<string, string> = {
+  ids: 'id',
+  types: 'type',
+  attempts: 'attempt',
+  lateMs: 'lateMs',
+  durationMs: 'durationMs',
+  dueAt: 'dueAt',
+  errors: 'error',
+  outcomes: 'outcome',
+  schedules: 'schedule',
+  states: 'state',
+};
+
+/**
+ * Reads one stream entry: its event name, and its jobs zipped back from the columns the scripts
+ * write (ids, types, attempts, …: one JSON array each).
+ */
 export function decodeEntry(id: string, fields: string[]): StreamEvent {
   let event = '';
-  let jobs: Record<string, unknown>[] = [];
+  const columns: [string, unknown[]][] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i] === 'event') event = fields[i + 1] as string;
-    else if (fields[i] === 'jobs') {
-      try {
-        const parsed = JSON.parse(fields[i + 1] as string);
-        if (Array.isArray(parsed)) jobs = parsed;
-      } catch {
-        // An unreadable entry carries no jobs; the event name still counts.
-      }
+    const name = fields[i] as string;
+    if (name === 'event') {
+      event = fields[i + 1] as string;
+      continue;
+    }
+    const field = COLUMNS[name];
+    if (!field) continue;
+    try {
+      const values = JSON.parse(fields[i + 1] as string);
+      // An empty Lua table is encoded as {}: no values.
+      columns.push([field, Array.isArray(values) ? values : []]);
+    } catch {
+      // An unreadable column is left out; the others still count.
     }
   }
+  const ids = columns.find(([field]) => field === 'id')?.[1] ?? [];
+  const jobs = ids.map((_, k) => {
+    const job: Record<string, unknown> = {};
+    for (const [field, values] of columns) {
+      const value = values[k];
+      if (value === undefined || value === '') continue;
+      job[field] = NUMERIC.has(field) && typeof value === 'string' ? Number(value) : value;
+    }
+    return job;
+  });
   return { id, at: Number(id.split('-')[0]), event, jobs };
 }
 

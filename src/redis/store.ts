@@ -111,7 +111,35 @@ export function occurrenceId(schedule: string, fireTime: number): string {
 }
 
 const CLAIM_FIELDS = 12;
-const ADD_FIELDS = 11;
+/**
+ * add.lua's per-job options: '' for a plain job (most of them), else only the options given, as
+ * JSON. `keyAt` is where the job's dedup key will sit in KEYS (1-based, after every job hash).
+ */
+function addOptions(job: NewJob, keyAt: number): string {
+  if (
+    job.delayMs === undefined &&
+    job.atMs === undefined &&
+    job.priority === 0 &&
+    job.maxAttempts === undefined &&
+    job.backoff === undefined &&
+    job.timeoutMs === undefined &&
+    job.key === undefined &&
+    job.keep === undefined
+  ) {
+    return '';
+  }
+  return JSON.stringify({
+    delayMs: job.delayMs,
+    atMs: job.atMs,
+    priority: job.priority || undefined,
+    maxAttempts: job.maxAttempts,
+    backoff: job.backoff,
+    timeoutMs: job.timeoutMs,
+    keep: job.keep,
+    key: job.key,
+    keyAt: job.key === undefined ? undefined : keyAt,
+  });
+}
 
 export class Store {
   constructor(
@@ -145,30 +173,21 @@ export class Store {
       defaults.backoff,
       defaults.timeoutMs ?? '',
     ];
+    const dedupKeys: string[] = [];
+    // Dedup keys go after every job hash: the next one lands at KEYS[firstDedupAt + its index].
+    const firstDedupAt = keys.length + jobs.length + 1;
     for (const job of jobs) {
-      const hash = this.job(job.id);
-      keys.push(hash, job.key === undefined ? hash : k.dedupPrefix + job.key);
-      args.push(
-        job.id,
-        job.type,
-        job.data,
-        job.delayMs ?? '',
-        job.atMs ?? '',
-        job.priority,
-        job.maxAttempts ?? '',
-        job.backoff ?? '',
-        job.timeoutMs ?? '',
-        job.key ?? '',
-        job.keep ?? '',
-      );
+      keys.push(this.job(job.id));
+      args.push(job.id, job.type, job.data, addOptions(job, firstDedupAt + dedupKeys.length));
+      if (job.key !== undefined) dedupKeys.push(k.dedupPrefix + job.key);
     }
-    if (args.length !== 5 + jobs.length * ADD_FIELDS) throw new RedisError('add: argument layout mismatch');
-    const reply = await this.run<Arg[]>('add', keys, args);
-    const out: { id: string; created: boolean }[] = [];
-    for (let i = 0; i < reply.length; i += 2) {
-      out.push({ id: String(reply[i]), created: reply[i + 1] === 1 });
-    }
-    return out;
+    keys.push(...dedupKeys);
+    const [created, ...holders] = await this.run<string[]>('add', keys, args);
+    if (created?.length !== jobs.length) throw new RedisError('add: reply does not match the jobs sent');
+    let h = 0;
+    return jobs.map((job, i) =>
+      created[i] === '1' ? { id: job.id, created: true } : { id: String(holders[h++]), created: false },
+    );
   }
 
   /** claim.lua */
@@ -192,7 +211,9 @@ export class Store {
         k.events,
         k.series,
       ],
-      [k.jobPrefix, wanted, leaseMs, token, BATCH.promote],
+      // A claim promotes no more than it takes: the Scheduler's promoter moves the rest of a burst
+      // in its own short calls, so no claim holds Redis long.
+      [k.jobPrefix, wanted, leaseMs, token, Math.min(wanted, BATCH.promote)],
     );
     const flags = Number(reply[3]);
     const redisTimeUs = Number(reply[0]) * 1e6 + Number(reply[1]);
@@ -509,7 +530,7 @@ export class Store {
     return this.run<number>(
       'trimSeries',
       [this.keys.series, this.keys.meta],
-      [retentionMs, bucketMs, 360, ...fields],
+      [retentionMs, bucketMs, 30, ...fields],
     );
   }
 

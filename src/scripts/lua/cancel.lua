@@ -44,5 +44,5 @@ if dedupKey then
 end
 redis.call('DEL', jobKey)
 redis.call('HINCRBY', statsKey, 'cancelled', 1)
-emit(O, 'cancelled', { { id = id, type = f[3], state = state } })
+emit(O, 'cancelled', { ids = { id }, types = { f[3] or '' }, states = { state } }, { 'ids', 'types', 'states' })
 return { 1, state }

@@ -46,12 +46,13 @@ for i = 1, n do
 end
 
 local keepSpec = nil
-local completed = {}
-for _, job in ipairs(finishing) do
+local ev = { ids = {}, types = {}, attempts = {}, durationMs = {} }
+local deleted = { 'DEL' }
+for k, job in ipairs(finishing) do
   local i, id, f, dedupKey, holder = job[1], job[2], job[3], job[4], job[5]
   local jobKey = KEYS[JK + 2 * i]
-  completed[#completed + 1] = { id = id, type = f[5], attempt = tonumber(f[6]), durationMs = now - (tonumber(f[7]) or now) }
-  redis.call('ZREM', activeKey, id)
+  ev.ids[k], ev.types[k], ev.attempts[k] = id, f[5] or '', f[6] or '0'
+  ev.durationMs[k] = asText(now - (tonumber(f[7]) or now))
   if dedupKey then
     releaseDedupKey(dedupKey, holder, id)
   end
@@ -61,14 +62,19 @@ for _, job in ipairs(finishing) do
     redis.call('ZADD', doneKey, now, id)
     keepSpec = f[4]
   else
-    redis.call('DEL', jobKey)
+    deleted[#deleted + 1] = jobKey
   end
 end
 
 if #finishing > 0 then
+  -- One ZREM and one DEL for the batch (a few hundred at most, far below unpack's limit).
+  redis.call('ZREM', activeKey, unpack(ev.ids))
+  if #deleted > 1 then
+    redis.call(unpack(deleted))
+  end
   redis.call('HINCRBY', statsKey, 'completed', #finishing)
   count(O, now, 'completed', #finishing)
-  emit(O, 'completed', completed)
+  emit(O, 'completed', ev, { 'ids', 'types', 'attempts', 'durationMs' })
 end
 if keepSpec then
   local count, ageMs = parseKeep(keepSpec)

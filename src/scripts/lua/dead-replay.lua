@@ -36,7 +36,7 @@ end
 
 redis.call('ZREMRANGEBYRANK', deadKey, 0, #ids - 1)
 local moved = 0
-local events = {}
+local ev = { ids = {}, types = {} }
 for i = 1, #ids do
   local id = ids[i]
   local f, dedupKey, holder = plans[i][1], plans[i][2], plans[i][3]
@@ -50,13 +50,13 @@ for i = 1, #ids do
     end
     pushReady(readyKey, prioKey, metaKey, id, tonumber(f[2]) or 0)
     moved = moved + 1
-    events[moved] = { id = id, type = f[4] }
+    ev.ids[moved], ev.types[moved] = id, f[4] or ''
   end
 end
 if moved > 0 then
   redis.call('HINCRBY', statsKey, 'replayed', moved)
   wake(wakeKey)
-  emit({ events = KEYS[8] }, 'replayed', events)
+  emit({ events = KEYS[8] }, 'replayed', ev, { 'ids', 'types' })
 end
 redis.call('SET', KEYS[7], moved, 'PX', 60000)
 return moved

@@ -49,7 +49,7 @@ if f[7] == '1' then
     releaseDedupKey(dedupKey, holder, id)
   end
   redis.call('DEL', jobKey)
-  emit(O, 'cancelled', { { id = id, type = f[10], attempt = attempt } })
+  emit(O, 'cancelled', { ids = { id }, types = { f[10] or '' }, attempts = { attempt } }, { 'ids', 'types', 'attempts' })
   return { 3, 0 }
 end
 
@@ -62,7 +62,7 @@ if ARGV[6] == 'dead' or attempt >= (tonumber(f[4]) or 1) then
     releaseDedupKey(dedupKey, holder, id)
   end
   count(O, now, 'dead', 1)
-  emit(O, 'dead', { { id = id, type = f[10], attempt = attempt, error = ARGV[4] } })
+  emit(O, 'dead', { ids = { id }, types = { f[10] or '' }, attempts = { attempt }, errors = { ARGV[4] } }, { 'ids', 'types', 'attempts', 'errors' })
   return { 2, 0 }
 end
 
@@ -71,5 +71,7 @@ redis.call('ZREM', activeKey, id)
 redis.call('HSET', jobKey, 'state', 'delayed', 'dueAt', due)
 addDelayed(delayedKey, wakeKey, id, due)
 redis.call('HINCRBY', statsKey, 'retried', 1)
-emit(O, 'retrying', { { id = id, type = f[10], attempt = attempt, error = ARGV[4], dueAt = due } })
+emit(O, 'retrying', { ids = { id }, types = { f[10] or '' }, attempts = { attempt }, errors = { ARGV[4] }, dueAt = { due } }, {
+  'ids', 'types', 'attempts', 'errors', 'dueAt',
+})
 return { 1, due }

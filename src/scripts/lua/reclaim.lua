@@ -39,7 +39,11 @@ for i = 1, #ids do
 end
 
 local reclaimed, dead = 0, 0
-local events = {}
+local ev = { ids = {}, types = {}, attempts = {}, outcomes = {}, dueAt = {} }
+local function note(id, type, attempt, outcome, due)
+  local k = #ev.ids + 1
+  ev.ids[k], ev.types[k], ev.attempts[k], ev.outcomes[k], ev.dueAt[k] = id, type or '', attempt, outcome, due
+end
 for i = 1, #ids do
   local id = ids[i]
   local jobKey = jobPrefix .. id
@@ -70,7 +74,7 @@ for i = 1, #ids do
         releaseDedupKey(dedupKey, holder, id)
       end
       dead = dead + 1
-      events[#events + 1] = { id = id, type = f[9], attempt = attempt, outcome = 'dead' }
+      note(id, f[9], attempt, 'dead', 0)
     else
       -- Golden-ratio steps spread one seed into a different jitter per job.
       local rand = (seed + i * 0.6180339887) % 1
@@ -78,11 +82,11 @@ for i = 1, #ids do
       redis.call('ZREM', activeKey, id)
       redis.call('HSET', jobKey, 'state', 'delayed', 'dueAt', due)
       addDelayed(delayedKey, wakeKey, id, due)
-      events[#events + 1] = { id = id, type = f[9], attempt = attempt, outcome = 'retrying', dueAt = due }
+      note(id, f[9], attempt, 'retrying', due)
     end
   end
 end
 count(O, now, 'reclaimed', reclaimed)
 count(O, now, 'dead', dead)
-emit(O, 'reclaimed', events)
+emit(O, 'reclaimed', ev, { 'ids', 'types', 'attempts', 'outcomes', 'dueAt' })
 return { reclaimed, dead }

@@ -30,7 +30,7 @@ for i = 1, n do
 end
 
 local released = 0
-local events = {}
+local ev = { ids = {}, types = {} }
 for _, plan in ipairs(plans) do
   local i, id, f, dedupKey, holder = plan[1], plan[2], plan[3], plan[4], plan[5]
   local jobKey = KEYS[JK + 2 * i]
@@ -44,12 +44,12 @@ for _, plan in ipairs(plans) do
     redis.call('HSET', jobKey, 'state', 'ready', 'token', '', 'attempt', math.max((tonumber(f[3]) or 1) - 1, 0))
     pushReadyFront(readyKey, prioKey, id, tonumber(f[4]) or 0)
     released = released + 1
-    events[released] = { id = id, type = f[7] }
+    ev.ids[released], ev.types[released] = id, f[7] or ''
   end
 end
 if released > 0 then
   redis.call('HINCRBY', KEYS[5], 'released', released)
   wake(wakeKey)
-  emit(O, 'released', events)
+  emit(O, 'released', ev, { 'ids', 'types' })
 end
 return released

@@ -40,11 +40,11 @@ if f[5] == '1' then
     releaseDedupKey(dedupKey, holder, id)
   end
   redis.call('DEL', jobKey)
-  emit(O, 'cancelled', { { id = id, type = f[7] } })
+  emit(O, 'cancelled', { ids = { id }, types = { f[7] or '' } }, { 'ids', 'types' })
   return { 3, 0 }
 end
 local due = redisNow() + tonumber(ARGV[4])
 redis.call('HSET', jobKey, 'state', 'delayed', 'dueAt', due, 'attempt', math.max((tonumber(f[3]) or 1) - 1, 0))
 addDelayed(delayedKey, wakeKey, id, due)
-emit(O, 'rescheduled', { { id = id, type = f[7], dueAt = due } })
+emit(O, 'rescheduled', { ids = { id }, types = { f[7] or '' }, dueAt = { due } }, { 'ids', 'types', 'dueAt' })
 return { 1, due }

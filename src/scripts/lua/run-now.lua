@@ -47,5 +47,5 @@ else
 end
 pushReady(readyKey, prioKey, metaKey, id, tonumber(f[2]) or 0)
 wake(wakeKey)
-emit(O, state == 'dead' and 'replayed' or 'promoted', { { id = id, type = f[4] } })
+emit(O, state == 'dead' and 'replayed' or 'promoted', { ids = { id }, types = { f[4] or '' } }, { 'ids', 'types' })
 return { 1, state }

@@ -56,7 +56,8 @@ if current then
 end
 
 local created, skipped = 0, tonumber(ARGV[6]) or 0
-local added = {}
+local P = newPlacement()
+local ev = { ids = {}, types = {}, dueAt = {}, schedules = {} }
 local recent = type(record.recent) == 'table' and record.recent or {}
 local job = record.job
 for i, fire in ipairs(fires) do
@@ -69,19 +70,22 @@ for i, fire in ipairs(fires) do
     if record.overlap == 'skip' and due and running then
       skipped = skipped + 1
     else
-      createJob(K, {
+      local priority = tonumber(job.priority) or 0
+      local state = writeJob(K, {
         id = id, key = KEYS[JK + i], type = record.type, data = record.data, due = fire, now = now,
-        priority = tonumber(job.priority) or 0, maxAttempts = job.maxAttempts, backoff = job.backoff,
+        nowText = tostring(now), dueText = tostring(fire),
+        priority = priority, maxAttempts = job.maxAttempts, backoff = job.backoff,
         timeout = job.timeoutMs, keep = job.keep, dedupKey = '',
         defaultMaxAttempts = record.fallback.maxAttempts, defaultBackoff = record.fallback.backoff,
         defaultTimeout = record.fallback.timeoutMs,
       }, { 'sched', name, 'schedVersion', tostring(record.version) })
+      place(P, K, id, state, fire, priority)
       if due then
         redis.call('HSET', currentKey, name, id)
         running = true
       end
       created = created + 1
-      added[created] = { id = id, type = record.type, dueAt = fire, schedule = name }
+      ev.ids[created], ev.types[created], ev.dueAt[created], ev.schedules[created] = id, record.type, fire, name
       record.count = record.count + 1
       record.last = id
       recent[#recent + 1] = id
@@ -92,6 +96,7 @@ for i, fire in ipairs(fires) do
   end
 end
 
+flushPlacement(P, K)
 record.recent = recent
 record.next = tonumber(ARGV[4])
 if record.next == nil or (record.limit and record.count >= record.limit) then
@@ -103,7 +108,7 @@ redis.call('HSET', schedulesKey, name, cjson.encode(record))
 if created > 0 then
   redis.call('HINCRBY', statsKey, 'added', created)
   count(O, now, 'added', created)
-  emit(O, 'added', added)
+  emit(O, 'added', ev, { 'ids', 'types', 'dueAt', 'schedules' })
 end
 if skipped > 0 then
   redis.call('HINCRBY', statsKey, 'skipped', skipped)

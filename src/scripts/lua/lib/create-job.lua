@@ -1,5 +1,6 @@
 -- Needs: wake.lua, ready.lua
--- Creating one job, shared by add.lua and schedule-fire.lua.
+-- Creating jobs, shared by add.lua and schedule-fire.lua: each job's hash is written on its own;
+-- placing them is batched (one RPUSH, one ZADD and one wake per call, not per job).
 
 -- A job type's options registered by defineJob ('<maxAttempts>|<backoff>|<timeoutMs>', '' parts
 -- not set), read once per type per script.
@@ -22,45 +23,81 @@ local function pick(explicit, registered, default)
   return default
 end
 
--- Writes a new job's hash and puts it in `delayed` or `ready` by its due time.
--- K: delayed, ready, prio, meta, wake, types keys. j: id, key (hash), type, data, due, now,
--- priority, maxAttempts, backoff, timeout, keep, dedupKey ('' for none), and defaults
--- (defaultMaxAttempts, defaultBackoff, defaultTimeout). `extra` is a list of more field/value pairs.
-local function createJob(K, j, extra)
+-- One array reused for every job's optional fields: a table per job costs more than the write
+-- itself in a batch of hundreds.
+local optional = {}
+
+-- Writes a new job's hash and returns its state ('delayed' or 'ready'); place() puts it in its
+-- structure. j: id, key (hash), type, data, due, dueText, now, nowText, priority, maxAttempts, backoff,
+-- timeout, keep, dedupKey ('' for none), defaultMaxAttempts, defaultBackoff, defaultTimeout. The
+-- caller may reuse one j for all its jobs. `extra`: more field/value pairs.
+-- Times go to Redis as text made once (nowText, and dueText = nowText for a job due now): Redis
+-- formats a Lua number argument with %.17g, which costs more than the rest of the HSET.
+local function writeJob(K, j, extra)
   local registered = optionsOf(K.types, j.type)
   local state = j.due > j.now and 'delayed' or 'ready'
   local timeout = pick(j.timeout, registered[3], j.defaultTimeout)
-  local fields = {
-    'type', j.type, 'data', j.data, 'state', state, 'attempt', 0,
-    'maxAttempts', pick(j.maxAttempts, registered[1], j.defaultMaxAttempts),
-    'backoff', pick(j.backoff, registered[2], j.defaultBackoff),
-    'createdAt', j.now, 'dueAt', j.due,
-  }
-  local function add(field, value)
-    fields[#fields + 1] = field
-    fields[#fields + 1] = value
-  end
+  local n = 0
   if j.priority > 0 then
-    add('priority', j.priority)
+    optional[n + 1], optional[n + 2], n = 'priority', j.priority, n + 2
   end
   if timeout ~= '' then
-    add('timeout', timeout)
+    optional[n + 1], optional[n + 2], n = 'timeout', timeout, n + 2
   end
   if j.keep ~= '' then
-    add('keep', j.keep)
+    optional[n + 1], optional[n + 2], n = 'keep', j.keep, n + 2
   end
   if j.dedupKey ~= '' then
-    add('key', j.dedupKey)
+    optional[n + 1], optional[n + 2], n = 'key', j.dedupKey, n + 2
   end
-  for i = 1, #extra, 2 do
-    add(extra[i], extra[i + 1])
+  for i = 1, #extra do
+    optional[n + i] = extra[i]
   end
-  redis.call('HSET', j.key, unpack(fields))
+  redis.call('HSET', j.key, 'type', j.type, 'data', j.data, 'state', state, 'attempt', '0',
+    'maxAttempts', pick(j.maxAttempts, registered[1], j.defaultMaxAttempts),
+    'backoff', pick(j.backoff, registered[2], j.defaultBackoff),
+    'createdAt', j.nowText, 'dueAt', j.dueText,
+    unpack(optional, 1, n + #extra))
+  return state
+end
+
+local function newPlacement()
+  return { ready = {}, delayed = {}, minDue = nil, anyReady = false }
+end
+
+-- Notes where a new job goes; flushPlacement() does it for the whole batch.
+local function place(P, K, id, state, due, priority)
   if state == 'delayed' then
-    addDelayed(K.delayed, K.wake, j.id, j.due)
+    local n = #P.delayed
+    P.delayed[n + 1] = due
+    P.delayed[n + 2] = id
+    if P.minDue == nil or due < P.minDue then
+      P.minDue = due
+    end
   else
-    pushReady(K.ready, K.prio, K.meta, j.id, j.priority)
+    P.anyReady = true
+    if priority > 0 then
+      pushReady(K.ready, K.prio, K.meta, id, priority)
+    else
+      P.ready[#P.ready + 1] = id
+    end
+  end
+end
+
+-- Batches are a few hundred jobs at most: far below unpack()'s limit of ~8000 values.
+local function flushPlacement(P, K)
+  if #P.ready > 0 then
+    redis.call('RPUSH', K.ready, unpack(P.ready))
+  end
+  if #P.delayed > 0 then
+    -- Idle workers sleep until the earliest due time they know: a new earliest must wake one.
+    local head = redis.call('ZRANGE', K.delayed, 0, 0, 'WITHSCORES')
+    redis.call('ZADD', K.delayed, unpack(P.delayed))
+    if head[2] == nil or P.minDue < tonumber(head[2]) then
+      wake(K.wake)
+    end
+  end
+  if P.anyReady then
     wake(K.wake)
   end
-  return state
 end
