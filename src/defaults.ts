@@ -46,11 +46,11 @@ export const BATCH = {
   /** Jobs per `addBulk` script call. */
   add: 250,
   /** Due jobs one promote pass moves from `delayed` to `ready`. */
-  promote: 250,
+  promote: 100,
   /** Expired leases one reclaim pass handles. */
   reclaim: 100,
   /** Completions acknowledged in one script call. */
-  complete: 250,
+  complete: 100,
   /** Dead jobs one replay or purge pass moves. */
   dead: 250,
   /** Completed jobs one retention pass deletes. */
@@ -87,6 +87,8 @@ export const WORKER = {
   retryMaxMs: 5_000,
   /** Expired leases are also reclaimed by workers, so that a deployment without a Scheduler recovers. */
   reclaimIntervalMs: 5_000,
+  /** A job claimed ahead that waited this long for a slot goes back to the queue. */
+  prefetchHoldMs: 500,
 } as const;
 
 /** Schedules (cron and every): how the Scheduler turns them into jobs. */

@@ -1,6 +1,6 @@
 import { WORKER } from '../defaults.js';
 import type { Client } from '../redis/connection.js';
-import type { ClaimedJob, Store } from '../redis/store.js';
+import type { ClaimedJob, ClaimReply, Store } from '../redis/store.js';
 import type { RedisClock } from './redis-clock.js';
 
 export interface FetcherDeps {
@@ -10,31 +10,41 @@ export interface FetcherDeps {
   clock: RedisClock;
   leaseMs: number;
   workerId: string;
-  /** Free slots right now. */
+  /** How many more jobs the worker can take now: free slots plus room in its prefetch buffer. */
   capacity(): number;
+  /** The most it can ever take (concurrency plus prefetch): each claim asks for half of it at most. */
+  readonly maxCapacity: number;
   deliver(jobs: ClaimedJob[]): void;
   /** Jobs whose claim answered after stop(): the worker hands them straight back. */
   giveBack(jobs: ClaimedJob[]): Promise<void>;
   onError(error: unknown): void;
 }
 
+/** Claims in flight at once: one being answered while Redis already works on the next. */
+const MAX_CLAIMS_IN_FLIGHT = 2;
+/** Jobs one claim asks for at most, so that no claim script runs long (DESIGN §3.6). */
+const MAX_CLAIM = 48;
+
 /**
  * Claims work for one worker. Its modes:
  *
- * - claiming: one claim in flight at a time, for as many jobs as there are free slots. A batch
- *   leaves together, so slots that free up in the same tick are claimed together (pump() waits
- *   for setImmediate), which keeps claims large under load.
- * - full: every slot busy; the next freed slot pumps again.
- * - idle: the last claim found less than it wanted. The worker blocks on the wake list (another
- *   connection) and arms one local timer for the next due time the claim returned, converted from
- *   Redis time with the measured clock offset. No polling interval: a new ready job wakes it
- *   within a round trip; a delayed one at its due time. A blocking timeout cannot be that timer,
- *   since Redis fires those on its cron tick, ~100 ms late (DESIGN §6).
- * - stopped: no more claims; a claim still in flight hands its jobs back.
+ * - claiming: up to two claims in flight, together for no more jobs than the worker can take
+ *   (capacity: free slots plus its prefetch buffer). While the worker runs the jobs of one
+ *   answer, Redis already runs the next claim, so neither waits for the other under load. Slots
+ *   that free up in the same tick are claimed together (pump() waits for setImmediate).
+ * - full: no capacity left; the next freed slot pumps again.
+ * - idle: a claim found less than it asked for and nothing more ready. The worker blocks on the
+ *   wake list (another connection) and arms one local timer for the next due time the claim
+ *   returned, converted from Redis time with the measured clock offset. No polling interval: a
+ *   new ready job wakes it within a round trip; a delayed one at its due time. A blocking timeout
+ *   cannot be that timer, since Redis fires those on its cron tick, ~100 ms late (DESIGN §6).
+ * - stopped: no more claims; claims still in flight hand their jobs back.
  */
 export class Fetcher {
   private claimSeq = 0;
-  private claiming: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Jobs asked for by the claims in flight. */
+  private reserved = 0;
   private pumpScheduled: NodeJS.Immediate | undefined;
   private idle = false;
   private stopped = false;
@@ -64,25 +74,33 @@ export class Fetcher {
   }
 
   private pumpNow(): void {
-    if (this.stopped || this.claiming || this.idle || this.retryTimer) return;
-    const wanted = this.deps.capacity();
-    if (wanted <= 0) return;
-    this.claiming = this.claim(wanted);
+    while (!this.stopped && !this.idle && !this.retryTimer && this.inFlight.size < MAX_CLAIMS_IN_FLIGHT) {
+      const room = this.deps.capacity() - this.reserved;
+      if (room <= 0) return;
+      // Half the capacity per claim, so that two can be in flight: one answered, one running.
+      const wanted = Math.min(room, MAX_CLAIM, Math.ceil(this.deps.maxCapacity / MAX_CLAIMS_IN_FLIGHT));
+      this.reserved += wanted;
+      const claim = this.claim(wanted).finally(() => {
+        this.reserved -= wanted;
+        this.inFlight.delete(claim);
+      });
+      this.inFlight.add(claim);
+    }
   }
 
   private async claim(wanted: number): Promise<void> {
     const token = `${this.deps.workerId}:${(++this.claimSeq).toString(36)}`;
     const sentAt = performance.now();
-    let reply: Awaited<ReturnType<Store['claim']>>;
+    let reply: ClaimReply;
     try {
       reply = await this.deps.store.claim(wanted, this.deps.leaseMs, token);
     } catch (error) {
-      this.claiming = undefined;
       this.firstClaimDone();
       if (this.stopped) return;
       this.deps.onError(error);
       this.failures++;
       const delay = Math.min(WORKER.retryMinMs * 2 ** (this.failures - 1), WORKER.retryMaxMs);
+      clearTimeout(this.retryTimer);
       this.retryTimer = setTimeout(() => {
         this.retryTimer = undefined;
         this.pumpNow();
@@ -90,7 +108,6 @@ export class Fetcher {
       return;
     }
     this.deps.clock.sample(reply.redisTimeUs, sentAt, performance.now());
-    this.claiming = undefined;
     this.failures = 0;
     this.firstClaimDone();
     if (this.stopped) {
@@ -100,13 +117,19 @@ export class Fetcher {
     if (reply.jobs.length > 0) this.deps.deliver(reply.jobs);
     if (reply.paused || (reply.jobs.length < wanted && !reply.more)) {
       this.sleep(reply.paused ? -1 : reply.nextDue);
+    } else if (this.idle) {
+      // The other claim in flight had found nothing, but this one found work: go on.
+      this.wake();
     } else {
-      this.pumpNow();
+      // This claim's answer is in; the next can go while the worker runs these jobs.
+      queueMicrotask(() => this.pumpNow());
     }
   }
 
   private sleep(nextDue: number): void {
     this.idle = true;
+    clearTimeout(this.dueTimer);
+    this.dueTimer = undefined;
     if (nextDue >= 0) {
       const delay = Math.min(Math.max(Math.ceil(nextDue - this.deps.clock.now()), 0), WORKER.maxTimerMs);
       this.dueTimer = setTimeout(() => this.wake(), delay);
@@ -157,7 +180,7 @@ export class Fetcher {
       const result = await Promise.race([call, stuck]);
       if (result === 'stuck') {
         // No answer long after the block should have ended: presume a dead connection. After a
-        // failover the call may also sit UNBLOCKED-less on a replaced socket (DESIGN §6).
+        // failover the call may also sit forever on a replaced socket (DESIGN §6).
         call.catch(() => {});
         this.deps.blocker.disconnect(true);
         return 'timeout';
@@ -171,7 +194,7 @@ export class Fetcher {
     }
   }
 
-  /** Stops claiming; waits for a claim in flight, whose jobs are handed back. */
+  /** Stops claiming; waits for the claims in flight, whose jobs are handed back. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.idle = false;
@@ -179,6 +202,6 @@ export class Fetcher {
     clearTimeout(this.retryTimer);
     if (this.pumpScheduled) clearImmediate(this.pumpScheduled);
     this.firstClaimDone();
-    await this.claiming;
+    await Promise.all([...this.inFlight]);
   }
 }

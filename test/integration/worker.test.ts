@@ -443,6 +443,36 @@ describe('Worker', () => {
     expect(await queue.counts()).toMatchObject({ done: 1, active: 0, ready: 0, delayed: 0, dead: 0 });
   });
 
+  it('hands back jobs it took ahead when its slots stay busy, so they run elsewhere', async () => {
+    const queue = t.queue();
+    const gate = deferred();
+    const ranBy: Record<string, string> = {};
+    const handlers = (name: string) => ({
+      warm: async () => {},
+      stuck: async () => {
+        ranBy.stuck = name;
+        await gate.promise;
+      },
+      later: async (job: { id: string; attempt: number }) => {
+        ranBy[job.id] = `${name}#${job.attempt}`;
+      },
+    });
+    await queue.pause();
+    await queue.addBulk(Array.from({ length: 40 }, () => ({ type: 'warm' })));
+    await queue.addBulk([{ type: 'stuck' }, { type: 'stuck' }]);
+    const later = await queue.addBulk([{ type: 'later' }, { type: 'later' }]);
+    t.worker(queue, handlers('A'), { concurrency: 2, prefetch: 2 });
+    await queue.resume();
+    // A finishes the warm-up jobs at a fast pace, so it takes the next ones ahead: both stuck
+    // jobs fill its slots while the two later ones wait in its buffer.
+    await expect.poll(async () => (await queue.counts()).active).toBe(4);
+    const b = t.worker(queue, handlers('B'), { concurrency: 2 });
+    await expect.poll(() => later.map((id) => ranBy[id]), { timeout: 3_000 }).toEqual(['B#1', 'B#1']);
+    gate.resolve();
+    await b.close();
+    expect(ranBy.stuck).toBe('A');
+  });
+
   it('close() lets running jobs finish and hands back the rest at once', async () => {
     const queue = t.queue();
     const finished: string[] = [];
