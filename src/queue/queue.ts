@@ -24,6 +24,7 @@ import {
 } from '../schedules/spec.js';
 import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
 import { describe } from '../util/describe.js';
+import { AddBatcher } from './add-batcher.js';
 import { DeadLetters } from './dead-letters.js';
 import { type DoctorReport, diagnose, repair } from './doctor.js';
 import { checkPage, checkSeriesOptions, checkState, listJobs, readSeries, recentEvents } from './inspect.js';
@@ -112,6 +113,7 @@ export class Queue {
   private readonly maxPayloadBytes: number;
   private readonly defaults: DefaultJobOptions;
   private readonly fallbacks: AddDefaults;
+  private readonly adds: AddBatcher;
   private closed = false;
 
   constructor(name: string, options: QueueOptions = {}) {
@@ -130,6 +132,7 @@ export class Queue {
     this.connectionOption = options.connection;
     this.opened = openClient(options.connection, { name: `dueq:queue:${this.name}` });
     this.store = new Store(this.opened.client, this.keys);
+    this.adds = new AddBatcher(this.store, this.fallbacks);
     this.dead = new DeadLetters(this.store, this.name, () => this.ensureOpen());
   }
 
@@ -145,14 +148,13 @@ export class Queue {
   /**
    * Adds one job and returns its id. Due now (no delay, or `at` in the past), it is ready at once;
    * otherwise it waits in `delayed` until Redis time reaches its due time. Every option is checked
-   * first: a refused add throws and stores nothing.
+   * first: a refused add throws and stores nothing. Adds made in the same turn of the event loop
+   * share one script call.
    */
   async add(type: string, data?: unknown, options?: JobOptions): Promise<string> {
     this.ensureOpen();
     const job = prepareJob(type, data, options, this.defaults, this.maxPayloadBytes);
-    const [reply] = await this.store.add([job], this.fallbacks);
-    if (!reply) throw new ValidationError('add returned no id');
-    return reply.id;
+    return (await this.adds.add(job)).id;
   }
 
   /**
@@ -334,10 +336,11 @@ export class Queue {
     return { ok: problems.length === 0, jobs, problems, repaired };
   }
 
-  /** Closes the queue's own connection (a shared one stays open). */
+  /** Sends the adds still waiting, then closes the queue's own connection (a shared one stays open). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.adds.drain();
     await closeClient(this.opened);
   }
 }

@@ -6,8 +6,10 @@ import { PayloadTooLargeError, ValidationError } from '../errors.js';
  * instances, and cycles. Nothing is ever silently dropped: what the handler gets is what was added.
  */
 export function serializePayload(data: unknown, maxBytes: number): string {
-  checkJsonValue(data === undefined ? null : data, '$', new Set());
-  const json = JSON.stringify(data === undefined ? null : data);
+  const value = data === undefined ? null : data;
+  const bad = findUnserialisable(value, new Set());
+  if (bad) throw new ValidationError(`Job data is not JSON-serialisable: ${bad.path} is ${bad.what}`);
+  const json = JSON.stringify(value);
   // Most payloads are ASCII-sized; only count bytes when the character count could be over.
   if (json.length * 3 > maxBytes) {
     const bytes = Buffer.byteLength(json, 'utf8');
@@ -16,49 +18,75 @@ export function serializePayload(data: unknown, maxBytes: number): string {
   return json;
 }
 
-function refuse(path: string, what: string): never {
-  throw new ValidationError(`Job data is not JSON-serialisable: ${path} is ${what}`);
+interface Unserialisable {
+  path: string;
+  what: string;
 }
 
-function checkJsonValue(value: unknown, path: string, seen: Set<object>): void {
+/**
+ * The first value JSON would change, with its path ('$.items[2].at'); undefined when there is
+ * none. The path is built on the way out of a refusal only, so checking a good payload (nearly
+ * all of them) makes no strings.
+ */
+function findUnserialisable(value: unknown, seen: Set<object>): Unserialisable | undefined {
+  const what = describeUnserialisable(value, seen);
+  if (what !== undefined) return { path: '$', what };
+  if (typeof value !== 'object' || value === null) return undefined;
+  const object = value as object;
+  if (Array.isArray(object) || !hasToJSON(object)) {
+    seen.add(object);
+    const found = findInChildren(object, seen);
+    seen.delete(object);
+    return found;
+  }
+  return undefined;
+}
+
+function findInChildren(object: object, seen: Set<object>): Unserialisable | undefined {
+  if (Array.isArray(object)) {
+    for (let i = 0; i < object.length; i++) {
+      const found = findUnserialisable(object[i], seen);
+      if (found) return { ...found, path: `$[${i}]${found.path.slice(1)}` };
+    }
+    return undefined;
+  }
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const found = findUnserialisable((object as Record<string, unknown>)[key], seen);
+    if (found) return { ...found, path: `$.${key}${found.path.slice(1)}` };
+  }
+  return undefined;
+}
+
+/** Why JSON cannot carry this value itself (its children aside), or undefined when it can. */
+function describeUnserialisable(value: unknown, seen: Set<object>): string | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
-      return;
+      return undefined;
     case 'number':
-      if (!Number.isFinite(value)) refuse(path, String(value));
-      return;
+      return Number.isFinite(value) ? undefined : String(value);
     case 'undefined':
-      refuse(path, 'undefined');
-      break;
+      return 'undefined';
     case 'function':
-      refuse(path, 'a function');
-      break;
+      return 'a function';
     case 'symbol':
-      refuse(path, 'a symbol');
-      break;
+      return 'a symbol';
     case 'bigint':
-      refuse(path, 'a bigint');
-      break;
+      return 'a bigint';
   }
-  if (value === null) return;
+  if (value === null) return undefined;
   const object = value as object;
-  if (seen.has(object)) refuse(path, 'a circular reference');
-  if (Array.isArray(object)) {
-    seen.add(object);
-    for (let i = 0; i < object.length; i++) checkJsonValue(object[i], `${path}[${i}]`, seen);
-    seen.delete(object);
-    return;
-  }
+  if (seen.has(object)) return 'a circular reference';
   // Objects that say how they become JSON (Date, and classes that define toJSON) are taken at their word.
-  if (typeof (object as { toJSON?: unknown }).toJSON === 'function') return;
+  if (Array.isArray(object) || hasToJSON(object)) return undefined;
   const proto = Object.getPrototypeOf(object);
   if (proto !== Object.prototype && proto !== null) {
-    refuse(path, `a ${object.constructor?.name ?? 'non-plain'} object`);
+    return `a ${object.constructor?.name ?? 'non-plain'} object`;
   }
-  seen.add(object);
-  for (const [key, child] of Object.entries(object)) {
-    checkJsonValue(child, `${path}.${key}`, seen);
-  }
-  seen.delete(object);
+  return undefined;
+}
+
+function hasToJSON(object: object): boolean {
+  return typeof (object as { toJSON?: unknown }).toJSON === 'function';
 }

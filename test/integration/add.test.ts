@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PayloadTooLargeError, ValidationError } from '../../src/index.js';
-import { keysOf, useQueues } from '../support/harness.js';
+import { PayloadTooLargeError, Queue, ValidationError } from '../../src/index.js';
+import { keysOf, redisUrl, useQueues } from '../support/harness.js';
 
 describe('Queue.add', () => {
   const t = useQueues();
@@ -171,5 +171,55 @@ describe('Queue.add', () => {
       expect(() => t.queue({ prefix: 'has space' })).toThrow(/`prefix`/);
       expect(() => t.queue({ colour: 'red' } as never)).toThrow(/Unknown option `colour`/);
     });
+  });
+});
+
+describe('Queue.add, many at once', () => {
+  const t = useQueues();
+
+  it('sends the adds made in the same turn as one script call, in order', async () => {
+    const queue = t.queue();
+    const ids = await Promise.all(Array.from({ length: 100 }, (_, i) => queue.add('mail', { i })));
+    const added = (await queue.recentEvents()).filter((e) => e.event === 'added');
+    // One 'added' entry per script call: all hundred jobs came in one.
+    expect(added).toHaveLength(1);
+    expect(added[0]?.jobs.map((j) => j.id)).toEqual(ids);
+    const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
+    expect(jobs.map((j) => j?.data)).toEqual(ids.map((_, i) => ({ i })));
+  });
+
+  it('treats two adds of one turn with the same dedup key as one after the other', async () => {
+    const queue = t.queue();
+    const [first, second] = await Promise.all([
+      queue.add('pay.check', { n: 1 }, { key: 'order:9' }),
+      queue.add('pay.check', { n: 2 }, { key: 'order:9' }),
+    ]);
+    expect(second).toBe(first);
+    expect((await queue.getJob(first))?.data).toEqual({ n: 1 });
+    expect((await queue.counts()).ready).toBe(1);
+  });
+
+  it('refuses a bad add without holding back the good ones of the same turn', async () => {
+    const queue = t.queue();
+    const results = await Promise.allSettled([
+      queue.add('a', 1),
+      queue.add('b', 2, { delay: -5 }),
+      queue.add('c', 3),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(ValidationError);
+    expect((await queue.counts()).ready).toBe(2);
+  });
+
+  it('stores the adds still waiting to be sent when the queue closes', async () => {
+    const reader = t.queue();
+    const queue = new Queue(reader.name, { connection: redisUrl() });
+    const pending = [queue.add('late', 1), queue.add('late', 2)];
+    await queue.close();
+    const ids = await Promise.all(pending);
+    expect(await Promise.all(ids.map(async (id) => (await reader.getJob(id))?.state))).toEqual([
+      'ready',
+      'ready',
+    ]);
   });
 });
