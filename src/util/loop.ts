@@ -6,6 +6,7 @@
  */
 export class Loop {
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private current: Promise<void> | undefined;
   private stopped = true;
 
@@ -33,12 +34,23 @@ export class Loop {
   }
 
   private schedule(delayMs: number): void {
+    this.cancel();
+    // "Again at once" must not wait a millisecond: setTimeout(0) does, which would cap a promoter
+    // moving full batches at a thousand calls a second.
+    if (delayMs <= 0) this.immediate = setImmediate(() => void this.run());
+    else this.timer = setTimeout(() => void this.run(), delayMs);
+  }
+
+  private cancel(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.run(), delayMs);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
   }
 
   private async run(): Promise<void> {
     this.timer = undefined;
+    this.immediate = undefined;
     let next = this.intervalMs;
     this.current = (async () => {
       try {
@@ -55,8 +67,7 @@ export class Loop {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancel();
     await this.current;
   }
 }
