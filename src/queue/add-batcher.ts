@@ -8,8 +8,8 @@ interface Pending {
 }
 
 /**
- * Sends the single adds made in the same turn of the event loop as one add.lua call (up to 250
- * jobs each). A producer with many adds in flight, like a web server taking orders, then costs
+ * Sends the single adds made in the same turn of the event loop together: one add.lua call per
+ * 32 of them. A producer with many adds in flight, like a web server taking orders, then costs
  * Redis one script call per turn instead of one per job: most of a script call's cost is the call
  * itself (its clock read, counters and event entry), not the jobs in it.
  *
@@ -17,6 +17,14 @@ interface Pending {
  * does, and then every add in it fails. Jobs keep their order, and two adds of one batch with the
  * same id or dedup key behave as if made one after the other.
  */
+/**
+ * A batch this large goes at once instead of waiting for the end of the turn: it already spreads
+ * a call's fixed cost thin, and Redis then runs it while the rest of the turn's adds are made, so
+ * the two overlap (measured: single adds with 64 in flight, 75k jobs/s waiting for the turn to
+ * end, 100k+ sending every 32).
+ */
+const SEND_AT = 32;
+
 export class AddBatcher {
   private pending: Pending[] = [];
   private scheduled: NodeJS.Immediate | undefined;
@@ -30,6 +38,10 @@ export class AddBatcher {
   add(job: NewJob): Promise<{ id: string; created: boolean }> {
     return new Promise((resolve, reject) => {
       this.pending.push({ job, resolve, reject });
+      if (this.pending.length >= SEND_AT) {
+        this.flush();
+        return;
+      }
       // setImmediate, not a microtask: it runs after every reply that arrived in this turn has
       // been handed out, so the adds their callers make next share one call.
       this.scheduled ??= setImmediate(() => this.flush());
