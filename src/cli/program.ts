@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { benchCommand } from './commands/bench.js';
 import { dashboardCommand } from './commands/dashboard.js';
 import { deadListCommand, deadPurgeCommand, deadRemoveCommand, deadReplayCommand } from './commands/dead.js';
 import { demoCommand } from './commands/demo.js';
@@ -187,6 +188,14 @@ export function buildProgram(
     .action(async (queue: string | undefined, options, cmd: Command) =>
       run((ctx) => statsCommand(ctx, queue, options), globals(cmd)),
     );
+
+  program
+    .command('bench')
+    .description('measure produce, promote and consume one at a time and together, on this Redis')
+    .option('--jobs <n>', 'jobs per stage', '20000')
+    .option('--concurrency <n>', "the worker's concurrency", '64')
+    .option('--in-flight <n>', 'adds in flight at once', '64')
+    .action(async (options, cmd: Command) => run((ctx) => benchCommand(ctx, options), globals(cmd)));
 
   program
     .command('doctor <queue>')

@@ -246,6 +246,33 @@ describe('dueq commands', () => {
     expect(repaired.stdout).toMatch(/repaired 1; now clean/);
     expect((await q.getJob(id))?.state).toBe('ready');
   });
+
+  it('bench measures produce, promote and consume apart and together, and leaves no keys', async () => {
+    const report = await json(['bench', '--jobs', '2000', '--concurrency', '32']);
+    expect(report.stages.map((s: { stage: string }) => s.stage)).toEqual([
+      'produce',
+      'promote',
+      'consume',
+      'end-to-end',
+    ]);
+    for (const stage of report.stages) {
+      expect(stage.jobsPerSecond, stage.stage).toBeGreaterThan(0);
+      expect(stage.ms, stage.stage).toBeGreaterThan(0);
+    }
+    const [produce, promote, consume, endToEnd] = report.stages;
+    expect(endToEnd.lateness.max).toBeGreaterThanOrEqual(endToEnd.lateness.p99);
+    const slowest = [produce, promote, consume].sort((a, b) => a.jobsPerSecond - b.jobsPerSecond)[0];
+    expect(report.ceiling).toEqual({ stage: slowest.stage, jobsPerSecond: slowest.jobsPerSecond });
+    const admin = new Queue(report.queue, { connection: redisUrl() });
+    queues.push(admin);
+    expect(await admin.client.keys(`*${report.queue}*`)).toEqual([]);
+  });
+
+  it('bench refuses a job count too small to measure', async () => {
+    const result = await run(['bench', '--jobs', '10']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^dueq: .*--jobs.*\n$/);
+  });
 });
 
 describe('an embedded redis-server when there is no Redis', () => {
