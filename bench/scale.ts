@@ -2,15 +2,18 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Redis } from 'ioredis';
 import { Queue } from '../src/index.js';
 
 const CLI = new URL('../dist/cli/index.js', import.meta.url).pathname;
 const JOBS = new URL('./jobs/', import.meta.url).pathname;
 
-/** `dueq start` with `workers` worker processes of concurrency 64, resolved once it is running. */
-async function supervisor(url: string, queue: string, workers: number) {
+/**
+ * `dueq start` with `workers` worker processes of concurrency 64, resolved once every worker
+ * process is connected (its blocking connection shows in CLIENT LIST: the log, at warn level so
+ * that job lines do not weigh on the figures, does not say it).
+ */
+async function supervisor(admin: Redis, url: string, queue: string, workers: number) {
   const child = spawn(
     process.execPath,
     [
@@ -29,17 +32,24 @@ async function supervisor(url: string, queue: string, workers: number) {
     ],
     {
       cwd: mkdtempSync(join(tmpdir(), 'dueq-bench-')),
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, DUEQ_LOG_LEVEL: 'warn' },
     },
   );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      if (line.includes('dueq started')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`dueq start exited with ${code}`)));
-  });
+  let exitCode: number | null | undefined;
+  const exited = new Promise((resolve) =>
+    child.once('exit', (code) => {
+      exitCode = code;
+      resolve(code);
+    }),
+  );
+  const waiting = new RegExp(`name=dueq:worker:${queue}:\\S+:wait\\b`, 'g');
+  for (;;) {
+    if (exitCode !== undefined) throw new Error(`dueq start exited with ${exitCode}`);
+    const list = (await admin.client('LIST')) as string;
+    if ((list.match(waiting) ?? []).length >= workers) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return {
     async stop() {
       child.kill('SIGTERM');
@@ -71,7 +81,7 @@ export async function scaleRows(
     const q2 = new Queue(`scale-w2-${workers}`, { connection: url });
     await q2.pause();
     await q2.addBulk(Array.from({ length: drainTotal }, (_, i) => ({ type: 'bench', data: { i } })));
-    const s2 = await supervisor(url, q2.name, workers);
+    const s2 = await supervisor(admin, url, q2.name, workers);
     const t2 = performance.now();
     await q2.resume();
     const d2 = (await until(q2, drainTotal)) - t2;
@@ -81,7 +91,7 @@ export async function scaleRows(
 
     const total = n(50_000);
     const q3 = new Queue(`scale-w3-${workers}`, { connection: url });
-    const s3 = await supervisor(url, q3.name, workers);
+    const s3 = await supervisor(admin, url, q3.name, workers);
     const t3 = performance.now();
     let next = 0;
     const lane = async () => {
