@@ -64,6 +64,8 @@ export class WorkerStartError extends DueqError {
 
 /** How long new processes get to report ready before a reload goes on without them. */
 const READY_TIMEOUT_MS = 30_000;
+/** Times a slot's process may be killed by a signal while it starts before the start gives up. */
+const START_KILLS_TOLERATED = 3;
 /** Exit code when the jobs directory cannot be loaded (EX_CONFIG). */
 export const EXIT_CONFIG = 78;
 
@@ -177,18 +179,22 @@ export class Supervisor {
     this.log.info({ metrics: `http://${host}:${port}/metrics` }, `metrics on http://${host}:${port}/metrics`);
   }
 
-  /** Waits until every process is ready; the first one that fails to start is returned as an error. */
+  /**
+   * Waits until every process is ready; the first one that fails to start is returned as an
+   * error. A process killed by a signal while it starts (by an operator, the OOM killer) says
+   * nothing about the jobs directory: its slot gets a new process, up to a few times.
+   */
   private awaitReady(processes: WorkerProcess[]): Promise<WorkerStartError | undefined> {
     return new Promise((resolve) => {
       let pending = processes.length;
-      let fatal: string | undefined;
       const timer = setTimeout(() => resolve(undefined), READY_TIMEOUT_MS);
       const fail = (message: string) => {
         clearTimeout(timer);
         resolve(new WorkerStartError(message));
       };
-      for (const p of processes) {
+      const watch = (p: WorkerProcess, killedBefore: number) => {
         let ready = false;
+        let fatal: string | undefined;
         p.once('ready', () => {
           ready = true;
           if (--pending === 0) {
@@ -201,12 +207,23 @@ export class Supervisor {
         });
         p.once('exit', (code, signal) => {
           if (ready) return;
+          // At start only: once running, onExit's respawn policy takes over.
+          const starting = this.state === 'starting';
+          if (starting && signal && !fatal && killedBefore + 1 < START_KILLS_TOLERATED) {
+            this.log.warn(
+              { slot: p.slot, workerPid: p.pid, signal },
+              `worker ${p.slot} (pid ${p.pid}) was killed (${signal}) while starting; starting another`,
+            );
+            watch(this.spawn(p.slot), killedBefore + 1);
+            return;
+          }
           fail(
             fatal ??
               `worker ${p.slot} exited while starting (${signal ? `signal ${signal}` : `code ${code}`})`,
           );
         });
-      }
+      };
+      for (const p of processes) watch(p, 0);
     });
   }
 

@@ -39,6 +39,19 @@ describe('dueq start', () => {
     return { cwd, queue, log: join(cwd, 'records.log'), start };
   }
 
+  it('replaces a worker process killed while it starts, and starts anyway', async () => {
+    const { queue, log, start } = setup(['--workers', '2']);
+    const supervisor = start();
+    const first = await supervisor.waitForMessage(/^worker 1 started/);
+    process.kill(first.workerPid as number, 'SIGKILL');
+    const note = await supervisor.waitForMessage(/was killed \(SIGKILL\) while starting; starting another/);
+    expect(note.workerPid).toBe(first.workerPid);
+    await supervisor.started();
+    expect(supervisor.running).toBe(true);
+    await queue.add('record', { log });
+    await expect.poll(() => readRecords(log).length, { timeout: 10_000 }).toBeGreaterThan(0);
+  });
+
   it('respawns a worker process killed with kill -9 mid-job; the job runs again after its lease', async () => {
     const { queue, log, start } = setup(['--workers', '2', '--lease', '2s']);
     const supervisor = start();

@@ -93,6 +93,10 @@ export class RunningSupervisor {
     return this.child.pid as number;
   }
 
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   /** The first log line (already seen or still to come) that passes `test`. */
   waitFor(test: (line: LogLine) => boolean, timeoutMs = 15_000, what = 'a log line'): Promise<LogLine> {
     const seen = this.lines.find(test);
