@@ -464,7 +464,11 @@ export class Store {
   /** repair.lua: puts one job where its hash says it belongs. */
   repair(id: string): Promise<'ok' | 'dropped' | 'deduped' | 'placed'> {
     const k = this.keys;
-    return this.run('repair', [this.job(id), k.delayed, k.ready, k.prio, k.active, k.dead, k.done], [id]);
+    return this.run(
+      'repair',
+      [this.job(id), k.delayed, k.ready, k.prio, k.active, k.dead, k.done, k.wake],
+      [id],
+    );
   }
 
   /** schedule-set.lua: returns the new version. */

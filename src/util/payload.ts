@@ -53,7 +53,7 @@ function findInChildren(object: object, seen: Set<object>): Unserialisable | und
   for (const key in object) {
     if (!Object.hasOwn(object, key)) continue;
     const found = findUnserialisable((object as Record<string, unknown>)[key], seen);
-    if (found) return { ...found, path: `$.${key}${found.path.slice(1)}` };
+    if (found) return { ...found, path: `$${pathStep(key)}${found.path.slice(1)}` };
   }
   return undefined;
 }
@@ -85,6 +85,11 @@ function describeUnserialisable(value: unknown, seen: Set<object>): string | und
     return `a ${object.constructor?.name ?? 'non-plain'} object`;
   }
   return undefined;
+}
+
+/** `.name` for a plain name, else `["a key"]`: the error stays one line whatever the key holds. */
+function pathStep(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
 }
 
 function hasToJSON(object: object): boolean {

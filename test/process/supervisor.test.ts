@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Queue } from '../../src/index.js';
 import { dueq, FIXTURES, RunningSupervisor, readRecords, tempDir } from '../support/cli.js';
 import { redisUrl, uniqueName } from '../support/harness.js';
+import { RedisServer } from '../support/redis-server.js';
 
 const JOBS = join(FIXTURES, 'jobs');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,6 +39,30 @@ describe('dueq start', () => {
     };
     return { cwd, queue, log: join(cwd, 'records.log'), start };
   }
+
+  it('warns at start when Redis may evict keys, and not when it may not', async () => {
+    const evicting = await RedisServer.start(['--maxmemory-policy', 'allkeys-lru']);
+    try {
+      const s = new RunningSupervisor(
+        ['--redis', evicting.url, 'start', '--jobs', JOBS, '--queue', uniqueName('p')],
+        tempDir(),
+      );
+      running.push(s);
+      const warning = await s.waitForMessage(/maxmemory-policy/);
+      expect(warning.msg).toBe(
+        'Redis maxmemory-policy is allkeys-lru: when memory runs short Redis deletes keys, jobs among them; set maxmemory-policy to noeviction',
+      );
+      expect(warning.level).toBe(40);
+      await s.started();
+      await s.kill();
+    } finally {
+      await evicting.stop();
+    }
+    const { start } = setup();
+    const quiet = start();
+    await quiet.started();
+    expect(quiet.lines.filter((l) => /maxmemory/.test(l.msg))).toEqual([]);
+  });
 
   it('replaces a worker process killed while it starts, and starts anyway', async () => {
     const { queue, log, start } = setup(['--workers', '2']);

@@ -33,6 +33,11 @@ describe('serializePayload', () => {
     ['a Set', new Set([1]), /\$ is a Set object/],
     ['a class instance', { p: new Point() }, /\$\.p is a Point object/],
     ['a circular reference', circular, /\$\.self is a circular reference/],
+    [
+      'a bad value under an odd key, on one line',
+      { 'two\nlines': [undefined] },
+      /^[^\n]*\$\["two\\nlines"\]\[0\] is undefined$/,
+    ],
   ])('refuses %s, naming where it is', (_label, value, message) => {
     expect(() => serializePayload(value, 1000)).toThrow(ValidationError);
     expect(() => serializePayload(value, 1000)).toThrow(message);

@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS, LIMITS } from '../../defaults.js';
 import { ValidationError } from '../../errors.js';
 import { createLogger } from '../../logging/logger.js';
+import { closeClient, openClient } from '../../redis/connection.js';
+import { evictionWarning } from '../../redis/eviction.js';
 import { checkQueueName } from '../../redis/keys.js';
 import { AlreadyRunningError, readLivePid } from '../../supervisor/pid-file.js';
 import { Supervisor } from '../../supervisor/supervisor.js';
@@ -73,6 +75,10 @@ export async function startCommand(ctx: Context, options: StartOptions): Promise
     throw new CliError(`cannot reach Redis at ${redactUrl(redis.url)}: ${problem}`, EXIT.failure);
   }
   log.info({ redis: redactUrl(redis.url), source: redis.source }, `using Redis at ${redactUrl(redis.url)}`);
+  const checker = openClient(redis.url, { name: 'dueq:start' });
+  const eviction = await evictionWarning(checker.client);
+  await closeClient(checker);
+  if (eviction) log.warn({ redis: redactUrl(redis.url) }, eviction);
   const supervisor = new Supervisor({
     jobsDir,
     queues,

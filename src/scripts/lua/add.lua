@@ -83,7 +83,7 @@ local P = newPlacement()
 local ev = { ids = {}, types = {}, dueAt = {} }
 -- One description reused for every job (see writeJob).
 local j = {
-  now = now, nowText = tostring(now),
+  now = now, nowText = msText(now),
   defaultMaxAttempts = ARGV[3], defaultBackoff = ARGV[4], defaultTimeout = ARGV[5],
 }
 for i = 1, n do
@@ -103,7 +103,7 @@ for i = 1, n do
       claimedKeys[key] = id
     end
     local priority = opts.priority or 0
-    local dueText = due == now and j.nowText or tostring(due)
+    local dueText = due == now and j.nowText or msText(due)
     j.id, j.key, j.type, j.data, j.due, j.dueText = id, KEYS[JK + i], ARGV[o + 2], ARGV[o + 3], due, dueText
     j.priority = priority
     j.maxAttempts, j.backoff = opts.maxAttempts and tostring(opts.maxAttempts) or '', opts.backoff or ''

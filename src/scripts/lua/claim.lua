@@ -123,7 +123,7 @@ if popReady > 0 then
   redis.call('LPOP', readyKey, popReady)
 end
 -- As text once: Redis formats each Lua number argument with %.17g, per job otherwise.
-local nowText, deadlineText = tostring(now), tostring(now + leaseMs)
+local nowText, deadlineText = msText(now), msText(now + leaseMs)
 local claimed = {}
 local leases = {}
 local ev = { ids = claimed, types = {}, attempts = {}, lateMs = {} }

@@ -2,7 +2,7 @@
 is safe on a queue whose workers are running.
 
 KEYS[1] job hash   KEYS[2] delayed   KEYS[3] ready   KEYS[4] prio   KEYS[5] active   KEYS[6] dead
-KEYS[7] done
+KEYS[7] done   KEYS[8] wake
 ARGV[1] id
 Returns what it did: 'ok' (nothing was wrong), 'dropped' (an id with no hash left every
 structure), 'deduped' (an id in several structures kept only where its state says), 'placed'
@@ -10,6 +10,8 @@ structure), 'deduped' (an id in several structures kept only where its state say
 re-run; any other job to the head of ready, its token cleared so no old worker can finish it).
 Safe to run twice: the second run finds nothing wrong.
 ]]
+-- @include lib/wake.lua
+
 local jobKey, id = KEYS[1], ARGV[1]
 local S = { delayed = KEYS[2], active = KEYS[5], dead = KEYS[6], done = KEYS[7] }
 
@@ -68,5 +70,7 @@ if state == 'done' or state == 'dead' then
 else
   redis.call('HSET', jobKey, 'state', 'ready', 'token', '')
   redis.call('LPUSH', KEYS[3], id)
+  -- Idle workers sleep on the wake list: without a token the job would wait for their next look.
+  wake(KEYS[8])
 end
 return 'placed'

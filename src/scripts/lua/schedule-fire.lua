@@ -73,7 +73,7 @@ for i, fire in ipairs(fires) do
       local priority = tonumber(job.priority) or 0
       local state = writeJob(K, {
         id = id, key = KEYS[JK + i], type = record.type, data = record.data, due = fire, now = now,
-        nowText = tostring(now), dueText = tostring(fire),
+        nowText = msText(now), dueText = msText(fire),
         priority = priority, maxAttempts = job.maxAttempts, backoff = job.backoff,
         timeout = job.timeoutMs, keep = job.keep, dedupKey = '',
         defaultMaxAttempts = record.fallback.maxAttempts, defaultBackoff = record.fallback.backoff,
