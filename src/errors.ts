@@ -19,6 +19,7 @@ export type DueqErrorCode =
   | 'DUEQ_JOB_LOAD'
   | 'DUEQ_LOCK_BUSY'
   | 'DUEQ_LOCK_LOST'
+  | 'DUEQ_NOT_REPLICATED'
   | 'DUEQ_REDIS';
 
 export class DueqError extends Error {
@@ -157,6 +158,23 @@ export class JobLoadError extends DueqError {
     options?: { cause?: unknown },
   ) {
     super('DUEQ_JOB_LOAD', `${file}: ${message}`, options);
+  }
+}
+
+/**
+ * An add with `durability` reached the master, but not the replicas it asked for in time: a
+ * failover now could lose it. The job may well exist; adding it again with the same `id` is safe.
+ */
+export class NotReplicatedError extends DueqError {
+  constructor(
+    readonly wanted: number,
+    readonly got: number,
+    timeoutMs: number,
+  ) {
+    super(
+      'DUEQ_NOT_REPLICATED',
+      `The add reached ${got} of ${wanted} replica(s) within ${timeoutMs} ms; add it again with the same id to be sure`,
+    );
   }
 }
 

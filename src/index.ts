@@ -18,6 +18,7 @@ export {
   LockBusyError,
   LockLostError,
   NoHandlerError,
+  NotReplicatedError,
   PayloadTooLargeError,
   RedisError,
   ShutdownError,

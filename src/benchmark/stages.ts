@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { Queue } from '../queue/queue.js';
+import type { Client } from '../redis/connection.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { Worker } from '../worker/worker.js';
 
@@ -55,7 +56,7 @@ const PROMOTE_LEAD_MS = 2_000;
 const SPREAD_MS = 100;
 
 export async function runBenchmark(
-  client: Redis,
+  client: Client,
   options: BenchOptions,
   progress: Progress,
 ): Promise<BenchReport> {
@@ -107,7 +108,7 @@ async function addAll(
 
 /** Produce: adds of delayed jobs (nothing falls due), `inFlight` at a time. */
 async function produceStage(
-  client: Redis,
+  client: Client,
   queue: Queue,
   o: BenchOptions,
   progress: Progress,
@@ -128,7 +129,7 @@ async function produceStage(
  * they are due (the queue is paused, so no worker takes part).
  */
 async function promoteStage(
-  client: Redis,
+  client: Client,
   queue: Queue,
   o: BenchOptions,
   progress: Progress,
@@ -139,7 +140,7 @@ async function promoteStage(
     Array.from({ length: o.jobs }, (_, i) => ({ type: 'bench', data: { i }, opts: { at: dueAt } })),
   );
   await sleep(Math.max(dueAt - Date.now(), 0) + 50);
-  const scheduler = new Scheduler(queue.name, { connection: client.options, prefix: o.prefix });
+  const scheduler = new Scheduler(queue.name, { connection: client, prefix: o.prefix });
   const started = performance.now();
   await scheduler.start();
   let ms = 0;
@@ -159,7 +160,7 @@ async function promoteStage(
 
 /** Consume: one Worker drains the ready jobs the promote stage left, from its first job to its last. */
 async function consumeStage(
-  client: Redis,
+  client: Client,
   queue: Queue,
   o: BenchOptions,
   progress: Progress,
@@ -179,7 +180,7 @@ async function consumeStage(
         if (done === o.jobs) all.resolve();
       },
     },
-    { connection: client.options, prefix: o.prefix, concurrency: o.concurrency },
+    { connection: client, prefix: o.prefix, concurrency: o.concurrency },
   );
   try {
     await queue.resume();
@@ -196,7 +197,7 @@ async function consumeStage(
  * long after its due time each job started, with the whole chain under full load.
  */
 async function endToEndStage(
-  client: Redis,
+  client: Client,
   queue: Queue,
   o: BenchOptions,
   progress: Progress,
@@ -218,9 +219,9 @@ async function endToEndStage(
         if (done === o.jobs) all.resolve();
       },
     },
-    { connection: client.options, prefix: o.prefix, concurrency: o.concurrency },
+    { connection: client, prefix: o.prefix, concurrency: o.concurrency },
   );
-  const scheduler = new Scheduler(queue.name, { connection: client.options, prefix: o.prefix });
+  const scheduler = new Scheduler(queue.name, { connection: client, prefix: o.prefix });
   await Promise.all([scheduler.start(), worker.waitUntilReady()]);
   const started = performance.now();
   try {
@@ -249,14 +250,18 @@ function summarize(values: number[]): { p50: number; p99: number; max: number } 
  * Deletes every key of one queue (they share its hash-tagged base, so one SCAN pattern finds
  * them): the jobs a stage left, and at the end the whole bench queue.
  */
-async function deleteQueueKeys(client: Redis, base: string): Promise<void> {
+async function deleteQueueKeys(client: Client, base: string): Promise<void> {
   const pattern = `${base.replace(/[*?[\]\\]/g, '\\$&')}*`;
-  let cursor = '0';
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length > 0) await client.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  // In a cluster the queue lives on one master; scanning each finds it.
+  const nodes: Redis[] = 'nodes' in client ? (client as Cluster).nodes('master') : [client as Redis];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length > 0) await node.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
 }
 
 function sleep(ms: number): Promise<void> {

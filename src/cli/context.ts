@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import { DEFAULT_PREFIX } from '../defaults.js';
 import { Queue } from '../queue/queue.js';
+import type { Client } from '../redis/connection.js';
+import { clientFromUrl, redact } from '../redis/url.js';
 import { CliError, createOutput, EXIT, type Output } from './output.js';
 import { type RedisTarget, resolveRedis } from './redis-target.js';
 
@@ -35,7 +36,7 @@ export function contextFrom(options: GlobalOptions): Context {
 
 /** Passwords never reach logs or notes. */
 export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+  return redact(url);
 }
 
 /**
@@ -55,7 +56,7 @@ export async function withQueue<T>(ctx: Context, name: string, fn: (queue: Queue
 
 export async function withRedis<T>(
   ctx: Context,
-  fn: (client: Redis, target: RedisTarget) => Promise<T>,
+  fn: (client: Client, target: RedisTarget) => Promise<T>,
 ): Promise<T> {
   const target = await resolveRedis({
     redis: ctx.redisOption,
@@ -63,7 +64,7 @@ export async function withRedis<T>(
     allowEmbedded: true,
     note: (text) => ctx.out.note(text),
   });
-  const client = new Redis(target.url, {
+  const client = clientFromUrl(target.url, {
     lazyConnect: true,
     connectTimeout: 3_000,
     maxRetriesPerRequest: 1,

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { clientFromUrl } from '../redis/url.js';
 import { isAlive } from '../supervisor/pid-file.js';
 import { CliError, EXIT } from './output.js';
 
@@ -32,7 +33,7 @@ function freePort(): Promise<number> {
 
 /** Why a Redis does not answer PING (refused, timed out, wants a password…), or undefined when it does. */
 export async function redisProblem(url: string, timeoutMs: number): Promise<string | undefined> {
-  const client = new Redis(url, {
+  const client = clientFromUrl(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,

@@ -1,9 +1,9 @@
-import type { Redis } from 'ioredis';
 import { LIMITS } from '../defaults.js';
 import { InvalidStateError, JobNotFoundError, ValidationError } from '../errors.js';
 import { listQueues } from '../queue/discovery.js';
 import type { JobState } from '../queue/job-info.js';
 import { Queue } from '../queue/queue.js';
+import type { Client } from '../redis/connection.js';
 import { checkQueueName } from '../redis/keys.js';
 import { checkString } from '../util/checks.js';
 
@@ -45,7 +45,7 @@ export class DashboardApi {
   private readonly queues = new Map<string, Queue>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Client,
     private readonly prefix: string,
   ) {}
 

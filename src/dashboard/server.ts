@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
 import { ValidationError } from '../errors.js';
+import { clientFromUrl } from '../redis/url.js';
 import { DashboardApi, HttpError } from './api.js';
 
 export interface DashboardOptions {
@@ -73,7 +73,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       `The dashboard binds ${host}, beyond this machine: give it a --token (or DUEQ_DASHBOARD_TOKEN)`,
     );
   }
-  const redis = new Redis(options.redisUrl, { connectionName: 'dueq:dashboard', maxRetriesPerRequest: 2 });
+  const redis = clientFromUrl(options.redisUrl, {
+    connectionName: 'dueq:dashboard',
+    maxRetriesPerRequest: 2,
+  });
   redis.on('error', () => {});
   const api = new DashboardApi(redis, options.prefix);
 

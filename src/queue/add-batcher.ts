@@ -1,5 +1,8 @@
 import { BATCH } from '../defaults.js';
-import type { AddDefaults, NewJob, Store } from '../redis/store.js';
+import type { NewJob } from '../redis/store.js';
+
+/** Stores jobs (one add.lua call, and the replicas' confirmation when the queue asks for it). */
+export type AddJobs = (jobs: NewJob[]) => Promise<{ id: string; created: boolean }[]>;
 
 interface Pending {
   job: NewJob;
@@ -30,10 +33,7 @@ export class AddBatcher {
   private scheduled: NodeJS.Immediate | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(
-    private readonly store: Store,
-    private readonly defaults: AddDefaults,
-  ) {}
+  constructor(private readonly addJobs: AddJobs) {}
 
   add(job: NewJob): Promise<{ id: string; created: boolean }> {
     return new Promise((resolve, reject) => {
@@ -63,23 +63,18 @@ export class AddBatcher {
   }
 
   private send(batch: Pending[]): void {
-    const call = this.store
-      .add(
-        batch.map((p) => p.job),
-        this.defaults,
-      )
-      .then(
-        (replies) => {
-          batch.forEach((p, i) => {
-            const reply = replies[i];
-            if (reply) p.resolve(reply);
-            else p.reject(new Error('add: no reply for this job'));
-          });
-        },
-        (error: unknown) => {
-          for (const p of batch) p.reject(error);
-        },
-      );
+    const call = this.addJobs(batch.map((p) => p.job)).then(
+      (replies) => {
+        batch.forEach((p, i) => {
+          const reply = replies[i];
+          if (reply) p.resolve(reply);
+          else p.reject(new Error('add: no reply for this job'));
+        });
+      },
+      (error: unknown) => {
+        for (const p of batch) p.reject(error);
+      },
+    );
     this.inFlight.add(call);
     void call.finally(() => this.inFlight.delete(call));
   }

@@ -1,5 +1,11 @@
 import { BATCH, DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_PREFIX } from '../defaults.js';
-import { ClosedError, InvalidStateError, JobNotFoundError, ValidationError } from '../errors.js';
+import {
+  ClosedError,
+  InvalidStateError,
+  JobNotFoundError,
+  NotReplicatedError,
+  ValidationError,
+} from '../errors.js';
 import type { StreamEvent } from '../events/queue-events.js';
 import type { Series } from '../events/series.js';
 import {
@@ -46,6 +52,13 @@ export interface QueueOptions {
   maxPayloadBytes?: number;
   /** Options applied to every add unless the add gives its own. */
   defaultJobOptions?: DefaultJobOptions;
+  /**
+   * Confirm every add on this many replicas (WAIT, on the same connection, after each add call)
+   * before it resolves, so a failover cannot lose an acknowledged add; an add that does not
+   * reach them in `timeoutMs` (default 1000) rejects with NotReplicatedError, and adding it again
+   * with the same `id` is safe. Not for a Redis Cluster connection. @default none: async replication
+   */
+  durability?: { replicas: number; timeoutMs?: number };
 }
 
 export interface BulkJob {
@@ -94,7 +107,13 @@ export interface QueueCounts {
  */
 export type CancelResult = 'removed' | 'signalled' | 'not-found' | 'finished';
 
-const QUEUE_OPTION_NAMES = ['connection', 'prefix', 'maxPayloadBytes', 'defaultJobOptions'] as const;
+const QUEUE_OPTION_NAMES = [
+  'connection',
+  'prefix',
+  'maxPayloadBytes',
+  'defaultJobOptions',
+  'durability',
+] as const;
 
 /**
  * The producer side and the inspection API of one queue: add jobs, look them up, cancel, run now,
@@ -114,6 +133,7 @@ export class Queue {
   private readonly defaults: DefaultJobOptions;
   private readonly fallbacks: AddDefaults;
   private readonly adds: AddBatcher;
+  private readonly durability: { replicas: number; timeoutMs: number } | undefined;
   private closed = false;
 
   constructor(name: string, options: QueueOptions = {}) {
@@ -131,8 +151,12 @@ export class Queue {
     this.keys = queueKeys(this.prefix, this.name);
     this.connectionOption = options.connection;
     this.opened = openClient(options.connection, { name: `dueq:queue:${this.name}` });
+    // Connection trouble reaches each caller as its command's error; ioredis's own 'error' event
+    // would print it again (or crash the process if nobody listened).
+    if (this.opened.owned) this.opened.client.on('error', () => {});
     this.store = new Store(this.opened.client, this.keys);
-    this.adds = new AddBatcher(this.store, this.fallbacks);
+    this.durability = checkDurability(options.durability, this.opened.client);
+    this.adds = new AddBatcher((jobs) => this.addJobs(jobs));
     this.dead = new DeadLetters(this.store, this.name, () => this.ensureOpen());
   }
 
@@ -177,8 +201,19 @@ export class Queue {
     });
     const chunks: NewJob[][] = [];
     for (let i = 0; i < prepared.length; i += BATCH.add) chunks.push(prepared.slice(i, i + BATCH.add));
-    const replies = await Promise.all(chunks.map((chunk) => this.store.add(chunk, this.fallbacks)));
+    const replies = await Promise.all(chunks.map((chunk) => this.addJobs(chunk)));
     return replies.flat().map((r) => r.id);
+  }
+
+  /** One add.lua call, then, with `durability`, the replicas' confirmation on the same connection. */
+  private async addJobs(jobs: NewJob[]): Promise<{ id: string; created: boolean }[]> {
+    const replies = await this.store.add(jobs, this.fallbacks);
+    if (this.durability) {
+      const { replicas, timeoutMs } = this.durability;
+      const got = await this.store.waitForReplicas(replicas, timeoutMs);
+      if (got < replicas) throw new NotReplicatedError(replicas, got, timeoutMs);
+    }
+    return replies;
   }
 
   async getJob(id: string): Promise<JobInfo | null> {
@@ -343,4 +378,22 @@ export class Queue {
     await this.adds.drain();
     await closeClient(this.opened);
   }
+}
+
+function checkDurability(
+  value: unknown,
+  client: Client,
+): { replicas: number; timeoutMs: number } | undefined {
+  if (value === undefined) return undefined;
+  const object = checkPlainObject('durability', value);
+  checkKnownKeys('durability', object, ['replicas', 'timeoutMs']);
+  const replicas = checkInteger('durability.replicas', object.replicas, 1, 100);
+  const timeoutMs =
+    object.timeoutMs === undefined
+      ? 1_000
+      : checkInteger('durability.timeoutMs', object.timeoutMs, 1, 60_000);
+  // WAIT counts the replicas of the node it reaches; a Cluster client sends it to any node.
+  if ('nodes' in client)
+    throw new ValidationError('`durability` needs one Redis or a Sentinel URL, not a Cluster');
+  return { replicas, timeoutMs };
 }

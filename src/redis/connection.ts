@@ -1,6 +1,7 @@
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { ValidationError } from '../errors.js';
 import { describe } from '../util/describe.js';
+import { clientFromUrl, parseRedisUrl } from './url.js';
 
 /**
  * How to reach Redis: a URL (`redis://…`, `rediss://…`), ioredis options, or a connected ioredis
@@ -39,7 +40,11 @@ function isClient(value: unknown): value is Client {
 }
 
 export function checkConnection(connection: unknown): void {
-  if (connection === undefined || typeof connection === 'string' || isClient(connection)) return;
+  if (typeof connection === 'string') {
+    parseRedisUrl(connection);
+    return;
+  }
+  if (connection === undefined || isClient(connection)) return;
   if (typeof connection !== 'object' || connection === null || Array.isArray(connection)) {
     throw new ValidationError(
       `Expected \`connection\` to be a Redis URL, ioredis options or an ioredis client, got ${describe(connection)}`,
@@ -61,7 +66,7 @@ export function openClient(connection: ConnectionOption | undefined, purpose: Co
         : (connection as Redis).duplicate(overrides);
     return { client: copy as Client, owned: true };
   }
-  if (typeof connection === 'string') return { client: new Redis(connection, overrides), owned: true };
+  if (typeof connection === 'string') return { client: clientFromUrl(connection, overrides), owned: true };
   return { client: new Redis({ ...(connection ?? {}), ...overrides }), owned: true };
 }
 

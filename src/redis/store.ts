@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { BATCH, ERROR_HISTORY } from '../defaults.js';
 import { RedisError } from '../errors.js';
 import { registerScripts, runScript, type ScriptName } from '../scripts/loader.js';
@@ -188,6 +189,11 @@ export class Store {
     return jobs.map((job, i) =>
       created[i] === '1' ? { id: job.id, created: true } : { id: String(holders[h++]), created: false },
     );
+  }
+
+  /** WAIT: how many replicas have every write this connection made so far. */
+  async waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
+    return Number(await (this.client as Redis).wait(replicas, timeoutMs));
   }
 
   /** claim.lua */

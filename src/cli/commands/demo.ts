@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { startDashboard } from '../../dashboard/server.js';
 import { Shop } from '../../demo/shop.js';
 import { DemoView, type Snapshot } from '../../demo/view.js';
 import { Queue } from '../../queue/queue.js';
+import { clientFromUrl } from '../../redis/url.js';
 import { Scheduler } from '../../scheduler/scheduler.js';
 import { parseDuration } from '../../util/duration.js';
 import { Worker } from '../../worker/worker.js';
@@ -44,7 +44,7 @@ export async function demoCommand(
     );
   } else {
     // A Redis of the user's: start from an empty demo queue, touching nothing else.
-    const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+    const client = clientFromUrl(redisUrl, { maxRetriesPerRequest: 1 });
     const keys = await client.keys(`${ctx.prefix}:{${QUEUE}}:*`);
     if (keys.length > 0) await client.del(...keys);
     client.disconnect();

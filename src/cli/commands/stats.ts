@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import { LIMITS } from '../../defaults.js';
 import { listQueues } from '../../queue/discovery.js';
 import { Queue, type QueueCounts, type QueueTotals } from '../../queue/queue.js';
+import type { Client } from '../../redis/connection.js';
 import { parseDuration } from '../../util/duration.js';
 import { pc } from '../colors.js';
 import { type Context, withRedis } from '../context.js';
@@ -21,7 +21,7 @@ export interface QueueStats extends QueueCounts {
   rates: { added: number; completed: number; failed: number; dead: number };
 }
 
-async function sample(client: Redis, prefix: string, name: string): Promise<Sample> {
+async function sample(client: Client, prefix: string, name: string): Promise<Sample> {
   const queue = new Queue(name, { connection: client, prefix });
   const [counts, totals] = await Promise.all([queue.counts(), queue.totals()]);
   await queue.close();
