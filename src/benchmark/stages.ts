@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Cluster, Redis } from 'ioredis';
 import { Queue } from '../queue/queue.js';
 import type { Client } from '../redis/connection.js';
+import { scanKeys } from '../redis/scan.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { Worker } from '../worker/worker.js';
 
@@ -251,17 +251,9 @@ function summarize(values: number[]): { p50: number; p99: number; max: number } 
  * them): the jobs a stage left, and at the end the whole bench queue.
  */
 async function deleteQueueKeys(client: Client, base: string): Promise<void> {
-  const pattern = `${base.replace(/[*?[\]\\]/g, '\\$&')}*`;
-  // In a cluster the queue lives on one master; scanning each finds it.
-  const nodes: Redis[] = 'nodes' in client ? (client as Cluster).nodes('master') : [client as Redis];
-  for (const node of nodes) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length > 0) await node.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  }
+  const keys = await scanKeys(client, `${base}*`);
+  // All in the queue's slot: one UNLINK per thousand works in a cluster too.
+  for (let i = 0; i < keys.length; i += 1_000) await client.unlink(...keys.slice(i, i + 1_000));
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,6 +1,6 @@
-import type { Cluster, Redis } from 'ioredis';
 import type { Client } from '../redis/connection.js';
 import type { QueueKeys } from '../redis/keys.js';
+import { scanKeys } from '../redis/scan.js';
 import type { Store } from '../redis/store.js';
 
 /**
@@ -36,21 +36,8 @@ const STRUCTURES: readonly Structure[] = ['delayed', 'ready', 'active', 'dead', 
 const REQUIRED_FIELDS = ['type', 'data', 'state', 'attempt', 'maxAttempts', 'dueAt', 'createdAt'] as const;
 
 async function scanJobIds(client: Client, keys: QueueKeys): Promise<string[]> {
-  // In a cluster the queue's keys all live on the master that owns its slot.
-  const nodes: Redis[] =
-    'nodes' in client && typeof client.nodes === 'function'
-      ? (client as Cluster).nodes('master')
-      : [client as Redis];
-  const ids = new Set<string>();
-  for (const node of nodes) {
-    let cursor = '0';
-    do {
-      const [next, found] = await node.scan(cursor, 'MATCH', `${keys.jobPrefix}*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of found) ids.add(key.slice(keys.jobPrefix.length));
-    } while (cursor !== '0');
-  }
-  return [...ids];
+  // The prefix holds no glob characters: queue names and prefixes refuse them.
+  return (await scanKeys(client, `${keys.jobPrefix}*`)).map((key) => key.slice(keys.jobPrefix.length));
 }
 
 async function readStructures(client: Client, keys: QueueKeys): Promise<Map<string, Structure[]>> {

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   acquireLock,
@@ -8,12 +7,15 @@ import {
   ValidationError,
   withLock,
 } from '../../src/index.js';
+import type { Client } from '../../src/redis/connection.js';
+import { clientFromUrl } from '../../src/redis/url.js';
 import { redisUrl, uniqueName, useQueues } from '../support/harness.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const clients: Redis[] = [];
-function client(): Redis {
-  const c = new Redis(redisUrl());
+const clients: Client[] = [];
+/** A connection of its own (to one server or the test cluster, as the run is set up). */
+function client(): Client {
+  const c = clientFromUrl(redisUrl());
   clients.push(c);
   return c;
 }
@@ -27,7 +29,7 @@ describe('locks', () => {
     let holders = 0;
     let peak = 0;
     let acquisitions = 0;
-    const contender = async (redis: Redis) => {
+    const contender = async (redis: Client) => {
       for (let round = 0; round < 5; round++) {
         const lock = await acquireLock(redis, name, { ttlMs: 2_000, waitMs: 10_000 });
         expect(lock).not.toBeNull();

@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { RedisClusterSetup } from './redis-cluster.js';
 import { RedisServer } from './redis-server.js';
 
 declare module 'vitest' {
@@ -7,14 +8,24 @@ declare module 'vitest' {
   }
 }
 
-let server: RedisServer | undefined;
+let stop: (() => Promise<void>) | undefined;
 
-/** One redis-server for the whole run; each test uses queues of its own on it. */
+/**
+ * One Redis for the whole run; each test uses queues of its own on it. DUEQ_TEST_REDIS=cluster
+ * makes it a 3-master Redis Cluster instead of one redis-server (npm run test:cluster).
+ */
 export async function setup(project: TestProject): Promise<void> {
-  server = await RedisServer.start();
+  if (process.env.DUEQ_TEST_REDIS === 'cluster') {
+    const cluster = await RedisClusterSetup.start();
+    stop = () => cluster.stop();
+    project.provide('redisUrl', cluster.url);
+    return;
+  }
+  const server = await RedisServer.start();
+  stop = () => server.stop();
   project.provide('redisUrl', server.url);
 }
 
 export async function teardown(): Promise<void> {
-  await server?.stop();
+  await stop?.();
 }

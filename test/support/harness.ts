@@ -9,6 +9,7 @@ import {
   Worker,
   type WorkerOptions,
 } from '../../src/index.js';
+import { scanKeys } from '../../src/redis/scan.js';
 
 export function redisUrl(): string {
   return inject('redisUrl');
@@ -77,5 +78,7 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 
 /** Every Redis key of a queue (to check that a refused call stored nothing). */
 export async function keysOf(queue: Queue): Promise<string[]> {
-  return (await queue.client.keys(`${queue.keys.base}*`)).sort();
+  // A Cluster lists its nodes only once connected; any command waits for that.
+  await queue.client.exists(queue.keys.meta);
+  return (await scanKeys(queue.client, `${queue.keys.base}*`)).sort();
 }
