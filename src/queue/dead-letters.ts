@@ -6,11 +6,19 @@ import { newJobId } from '../util/ids.js';
 import { checkPage, listJobs } from './inspect.js';
 import type { JobInfo } from './job-info.js';
 
+/** What `queue.dead` offers (a sharded queue's spans its shards). */
+export interface DeadLetterQueue {
+  list(options?: { offset?: number; limit?: number }): Promise<JobInfo[]>;
+  replay(options?: { limit?: number }): Promise<number>;
+  remove(id: string): Promise<void>;
+  purge(): Promise<number>;
+}
+
 /**
  * The dead-letter queue: jobs that ran out of attempts, threw UnrecoverableError, or had data no
  * handler could read. Not a bin but a to-do list: look at them, fix the cause, replay them.
  */
-export class DeadLetters {
+export class DeadLetters implements DeadLetterQueue {
   constructor(
     private readonly store: Store,
     private readonly queueName: string,

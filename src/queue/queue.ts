@@ -31,7 +31,7 @@ import {
 import { checkInteger, checkKnownKeys, checkPlainObject } from '../util/checks.js';
 import { describe } from '../util/describe.js';
 import { AddBatcher } from './add-batcher.js';
-import { DeadLetters } from './dead-letters.js';
+import { type DeadLetterQueue, DeadLetters } from './dead-letters.js';
 import { type DoctorReport, diagnose, repair } from './doctor.js';
 import { checkPage, checkSeriesOptions, checkState, listJobs, readSeries, recentEvents } from './inspect.js';
 import { type JobInfo, type JobState, jobInfoFromHash } from './job-info.js';
@@ -42,6 +42,7 @@ import {
   type JobOptions,
   prepareJob,
 } from './job-options.js';
+import { MAX_SHARDS, mergeDoctorReports, shardedDeadLetters, shardIndex, shardName } from './shards.js';
 
 export interface QueueOptions {
   /** Redis URL, ioredis options, or an ioredis client to share. @default localhost:6379 */
@@ -59,6 +60,13 @@ export interface QueueOptions {
    * with the same `id` is safe. Not for a Redis Cluster connection. @default none: async replication
    */
   durability?: { replicas: number; timeoutMs?: number };
+  /**
+   * Split the queue into this many shards, `<name>#0` … (each its own hash tag, so in a Redis
+   * Cluster they spread over the masters): for one queue too busy for one node. A job goes to the
+   * shard its dedup key or id hashes to; a Worker or Scheduler given this Queue serves them all.
+   * Listing, events, series and schedules are per shard (`queue.shards[i]`). @default 1
+   */
+  shards?: number;
 }
 
 export interface BulkJob {
@@ -113,6 +121,7 @@ const QUEUE_OPTION_NAMES = [
   'maxPayloadBytes',
   'defaultJobOptions',
   'durability',
+  'shards',
 ] as const;
 
 /**
@@ -122,7 +131,9 @@ const QUEUE_OPTION_NAMES = [
 export class Queue {
   readonly name: string;
   readonly prefix: string;
-  readonly dead: DeadLetters;
+  readonly dead: DeadLetterQueue;
+  /** A sharded queue's shards, each a plain queue named `<name>#<i>`; empty for a plain queue. */
+  readonly shards: readonly Queue[];
   /** @internal the key names, for Worker and Scheduler built on this queue */
   readonly keys: QueueKeys;
   /** @internal what the queue was given, so that a Worker or Scheduler can connect alike */
@@ -157,7 +168,41 @@ export class Queue {
     this.store = new Store(this.opened.client, this.keys);
     this.durability = checkDurability(options.durability, this.opened.client);
     this.adds = new AddBatcher((jobs) => this.addJobs(jobs));
-    this.dead = new DeadLetters(this.store, this.name, () => this.ensureOpen());
+    const shardCount =
+      options.shards === undefined ? 1 : checkInteger('shards', options.shards, 1, MAX_SHARDS);
+    if (shardCount > 1 && /#\d+$/.test(this.name))
+      throw new ValidationError(`Queue "${this.name}" is itself a shard: it cannot have shards`);
+    this.shards = Array.from(
+      { length: shardCount > 1 ? shardCount : 0 },
+      (_, i) =>
+        new Queue(shardName(this.name, i), {
+          ...options,
+          // Every shard on this queue's connection: one socket (or one Cluster client) for all.
+          connection: this.opened.client,
+          shards: undefined,
+        }),
+    );
+    this.dead =
+      this.shards.length > 0
+        ? shardedDeadLetters(this.name, () => {
+            this.ensureOpen();
+            return this.shards.map((s) => s.dead);
+          })
+        : new DeadLetters(this.store, this.name, () => this.ensureOpen());
+  }
+
+  /** The shard a job belongs to: by its dedup key when it has one, else by its id. */
+  private shardOf(job: NewJob): Queue {
+    return this.shards[shardIndex(job.key ?? job.id, this.shards.length)] as Queue;
+  }
+
+  /** For what a sharded queue does per shard only: one clear error instead of a partial answer. */
+  private perShardOnly(what: string): void {
+    if (this.shards.length > 0) {
+      throw new ValidationError(
+        `${what} is per shard on a sharded queue: ask queue.shards[0…${this.shards.length - 1}]`,
+      );
+    }
   }
 
   /** The Redis client this queue uses (shared with the caller when one was given). */
@@ -178,7 +223,8 @@ export class Queue {
   async add(type: string, data?: unknown, options?: JobOptions): Promise<string> {
     this.ensureOpen();
     const job = prepareJob(type, data, options, this.defaults, this.maxPayloadBytes);
-    return (await this.adds.add(job)).id;
+    const target = this.shards.length > 0 ? this.shardOf(job) : this;
+    return (await target.adds.add(job)).id;
   }
 
   /**
@@ -199,6 +245,30 @@ export class Queue {
         throw err;
       }
     });
+    if (this.shards.length === 0) return this.sendPrepared(prepared);
+    // Every job was checked above; now each shard gets its own, in their order.
+    const groups = new Map<Queue, { jobs: NewJob[]; at: number[] }>();
+    prepared.forEach((job, i) => {
+      const shard = this.shardOf(job);
+      const group = groups.get(shard) ?? { jobs: [], at: [] };
+      group.jobs.push(job);
+      group.at.push(i);
+      groups.set(shard, group);
+    });
+    const ids: string[] = new Array(prepared.length);
+    await Promise.all(
+      [...groups].map(async ([shard, group]) => {
+        const got = await shard.sendPrepared(group.jobs);
+        got.forEach((id, k) => {
+          ids[group.at[k] as number] = id;
+        });
+      }),
+    );
+    return ids;
+  }
+
+  /** Checked jobs, sent in chunks of 250 (pipelined). */
+  private async sendPrepared(prepared: NewJob[]): Promise<string[]> {
     const chunks: NewJob[][] = [];
     for (let i = 0; i < prepared.length; i += BATCH.add) chunks.push(prepared.slice(i, i + BATCH.add));
     const replies = await Promise.all(chunks.map((chunk) => this.addJobs(chunk)));
@@ -220,12 +290,28 @@ export class Queue {
     this.ensureOpen();
     if (typeof id !== 'string' || id === '')
       throw new ValidationError(`Expected a job id, got ${describe(id)}`);
+    if (this.shards.length > 0) {
+      const found = await Promise.all(this.shards.map((s) => s.getJob(id)));
+      return found.find((job) => job !== null) ?? null;
+    }
     const hash = await this.store.readJob(id);
     return hash ? jobInfoFromHash(id, hash) : null;
   }
 
   async counts(): Promise<QueueCounts> {
     this.ensureOpen();
+    if (this.shards.length > 0) {
+      const all = await Promise.all(this.shards.map((s) => s.counts()));
+      const sum = (field: Exclude<keyof QueueCounts, 'paused'>) => all.reduce((n, c) => n + c[field], 0);
+      return {
+        delayed: sum('delayed'),
+        ready: sum('ready'),
+        active: sum('active'),
+        dead: sum('dead'),
+        done: sum('done'),
+        paused: all.every((c) => c.paused),
+      };
+    }
     const c = await this.store.counts();
     return {
       delayed: c.delayed,
@@ -240,6 +326,7 @@ export class Queue {
   /** One page of jobs in a state: delayed soonest first, ready in the order they will run, dead and done newest first. */
   async jobs(state: JobState, options: { offset?: number; limit?: number } = {}): Promise<JobInfo[]> {
     this.ensureOpen();
+    this.perShardOnly('Listing jobs');
     const { offset, limit } = checkPage(options);
     return listJobs(this.store, checkState(state), offset, limit);
   }
@@ -247,6 +334,7 @@ export class Queue {
   /** The newest entries of the queue's event stream, newest first (see QueueEvents to follow it live). */
   async recentEvents(options: { count?: number } = {}): Promise<StreamEvent[]> {
     this.ensureOpen();
+    this.perShardOnly('recentEvents()');
     return recentEvents(this.store, checkInteger('count', options.count ?? 50, 1, 1_000));
   }
 
@@ -256,6 +344,7 @@ export class Queue {
    */
   async series(options: { rangeMs?: number; stepMs?: number } = {}): Promise<Series> {
     this.ensureOpen();
+    this.perShardOnly('series()');
     const { rangeMs, stepMs } = checkSeriesOptions(options);
     return readSeries(this.store, rangeMs, stepMs);
   }
@@ -263,6 +352,7 @@ export class Queue {
   /** Counts, totals and the age of the oldest ready job, in one consistent read of the counts. */
   async snapshot(): Promise<QueueSnapshot> {
     this.ensureOpen();
+    this.perShardOnly('snapshot()');
     const [c, totals] = await Promise.all([this.store.counts(), this.totals()]);
     return {
       counts: {
@@ -282,6 +372,14 @@ export class Queue {
   /** Counters since the queue began (added, completed, failed attempts, …); rates are their differences over time. */
   async totals(): Promise<QueueTotals> {
     this.ensureOpen();
+    if (this.shards.length > 0) {
+      const all = await Promise.all(this.shards.map((s) => s.totals()));
+      const total = {} as QueueTotals;
+      for (const field of Object.keys(all[0] as QueueTotals) as (keyof QueueTotals)[]) {
+        total[field] = all.reduce((n, t) => n + t[field], 0);
+      }
+      return total;
+    }
     const raw = await this.client.hgetall(this.keys.stats);
     const n = (field: string) => Number(raw[field] ?? 0) || 0;
     return {
@@ -301,6 +399,10 @@ export class Queue {
     this.ensureOpen();
     if (typeof id !== 'string' || id === '')
       throw new ValidationError(`Expected a job id, got ${describe(id)}`);
+    if (this.shards.length > 0) {
+      const results = await Promise.all(this.shards.map((s) => s.cancel(id)));
+      return results.find((r) => r !== 'not-found') ?? 'not-found';
+    }
     const { code } = await this.store.cancel(id);
     return (['not-found', 'removed', 'signalled', 'finished'] as const)[code];
   }
@@ -310,6 +412,12 @@ export class Queue {
     this.ensureOpen();
     if (typeof id !== 'string' || id === '')
       throw new ValidationError(`Expected a job id, got ${describe(id)}`);
+    if (this.shards.length > 0) {
+      const found = await Promise.all(this.shards.map((s) => s.getJob(id)));
+      const shard = this.shards[found.findIndex((job) => job !== null)];
+      if (!shard) throw new JobNotFoundError(this.name, id);
+      return shard.runNow(id);
+    }
     const { code, state } = await this.store.runNow(id);
     if (code === 0) throw new JobNotFoundError(this.name, id);
     if (code === 2) throw new InvalidStateError(id, state, 'only delayed or dead jobs can be run now');
@@ -322,6 +430,7 @@ export class Queue {
    */
   async schedule(name: string, options: ScheduleOptions): Promise<ScheduleInfo> {
     this.ensureOpen();
+    this.perShardOnly('A schedule');
     const [seconds, micros] = await this.client.time();
     const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
     const record = prepareSchedule(name, options, this.defaults, this.maxPayloadBytes, now) as ScheduleRecord;
@@ -340,12 +449,14 @@ export class Queue {
   /** Deletes a schedule, and its occurrences that have not started. Returns whether it existed. */
   async unschedule(name: string): Promise<boolean> {
     this.ensureOpen();
+    this.perShardOnly('unschedule()');
     return (await this.store.scheduleRemove(checkScheduleName(name))).existed;
   }
 
   /** Every schedule of this queue, by name. */
   async schedules(): Promise<ScheduleInfo[]> {
     this.ensureOpen();
+    this.perShardOnly('schedules()');
     const stored = await this.store.readSchedules();
     return Object.keys(stored)
       .sort()
@@ -355,17 +466,22 @@ export class Queue {
   /** Stops every worker of this queue from claiming; running jobs finish, due jobs wait in ready. */
   async pause(): Promise<void> {
     this.ensureOpen();
-    await this.store.setPaused(true);
+    if (this.shards.length > 0) await Promise.all(this.shards.map((s) => s.pause()));
+    else await this.store.setPaused(true);
   }
 
   async resume(): Promise<void> {
     this.ensureOpen();
-    await this.store.setPaused(false);
+    if (this.shards.length > 0) await Promise.all(this.shards.map((s) => s.resume()));
+    else await this.store.setPaused(false);
   }
 
   /** Checks the queue's invariants (DESIGN §3.1); with `repair`, fixes orphans and strays. */
   async doctor(options: { repair?: boolean } = {}): Promise<DoctorReport> {
     this.ensureOpen();
+    if (this.shards.length > 0) {
+      return mergeDoctorReports(await Promise.all(this.shards.map((s) => s.doctor(options))));
+    }
     const { jobs, problems } = await diagnose(this.store);
     const repaired = options.repair && problems.length > 0 ? await repair(this.store, problems) : 0;
     return { ok: problems.length === 0, jobs, problems, repaired };
@@ -375,6 +491,7 @@ export class Queue {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await Promise.all(this.shards.map((s) => s.close()));
     await this.adds.drain();
     await closeClient(this.opened);
   }

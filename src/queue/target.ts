@@ -7,6 +7,8 @@ export interface QueueTarget {
   name: string;
   prefix: string;
   keys: QueueKeys;
+  /** The keys of each queue to serve: the queue's own, or every shard's of a sharded Queue. */
+  lanes: QueueKeys[];
   connection: ConnectionOption | undefined;
 }
 
@@ -23,10 +25,13 @@ export function resolveQueueTarget(
   const name = checkQueueName(fromQueue ? fromQueue.name : queue);
   const prefix =
     options.prefix === undefined ? (fromQueue?.prefix ?? DEFAULT_PREFIX) : checkPrefix(options.prefix);
+  const keys = queueKeys(prefix, name);
+  const shards = fromQueue?.shards ?? [];
   return {
     name,
     prefix,
-    keys: queueKeys(prefix, name),
+    keys,
+    lanes: shards.length > 0 ? shards.map((shard) => queueKeys(prefix, shard.name)) : [keys],
     connection: options.connection ?? fromQueue?.connectionOption,
   };
 }

@@ -37,12 +37,13 @@ export interface QueueKeys {
   readonly control: string;
 }
 
-const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+// '#<n>' at the end names a shard of a sharded queue (queue/shards.ts).
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*(#\d{1,2})?$/;
 
 export function checkQueueName(name: unknown): string {
   if (typeof name !== 'string' || name.length > LIMITS.queueNameLength || !NAME_PATTERN.test(name)) {
     throw new ValidationError(
-      `Expected queue name to be 1 to ${LIMITS.queueNameLength} characters of letters, digits, '.', '_', ':' or '-' (starting with a letter or digit), got ${describe(name)}`,
+      `Expected queue name to be 1 to ${LIMITS.queueNameLength} characters of letters, digits, '.', '_', ':' or '-' (starting with a letter or digit; '#<n>' at the end names a shard), got ${describe(name)}`,
     );
   }
   return name;

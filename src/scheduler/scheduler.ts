@@ -55,12 +55,11 @@ const OPTION_NAMES = [
 export class Scheduler extends EventEmitter<SchedulerEvents> {
   readonly name: string;
   private readonly opened: OpenedClient;
-  private readonly promoter: Promoter;
-  private readonly reclaimer: Reclaimer;
-  private readonly retention: Retention;
-  private readonly materializer: Materializer;
+  /** Its loops: promote, reclaim, retention and schedules, for each shard (one for a plain queue). */
+  private readonly loops: (Promoter | Reclaimer | Retention | Materializer)[] = [];
   private readonly maxReady: number;
-  private inBackpressure = false;
+  /** The shards whose `ready` is at its cap. */
+  private readonly backlogged = new Set<number>();
   private state: 'new' | 'running' | 'closed' = 'new';
 
   constructor(queue: string | Queue, options: SchedulerOptions = {}) {
@@ -88,18 +87,22 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       waitForRedis: true,
     });
     if (this.opened.owned) this.opened.client.on('error', (err: Error) => this.reportError(err));
-    const store = new Store(this.opened.client, target.keys);
     const onError = (error: unknown) => this.reportError(toError(error));
-    this.promoter = new Promoter(
-      store,
-      this.maxReady,
-      promoteMs,
-      (reply) => this.afterPromote(reply.readyLength, reply.backpressure),
-      onError,
-    );
-    this.reclaimer = new Reclaimer(store, reclaimMs, (result) => this.emit('reclaimed', result), onError);
-    this.retention = new Retention(store, retentionMs, onError);
-    this.materializer = new Materializer(store, (report) => this.emit('fired', report), onError);
+    target.lanes.forEach((keys, shard) => {
+      const store = new Store(this.opened.client, keys);
+      this.loops.push(
+        new Promoter(
+          store,
+          this.maxReady,
+          promoteMs,
+          (reply) => this.afterPromote(shard, reply.readyLength, reply.backpressure),
+          onError,
+        ),
+        new Reclaimer(store, reclaimMs, (result) => this.emit('reclaimed', result), onError),
+        new Retention(store, retentionMs, onError),
+        new Materializer(store, (report) => this.emit('fired', report), onError),
+      );
+    });
   }
 
   /** Starts the loops; resolves once Redis answered. */
@@ -107,23 +110,20 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     if (this.state !== 'new') return;
     this.state = 'running';
     await this.opened.client.ping();
-    this.promoter.start();
-    this.reclaimer.start();
-    this.retention.start();
-    this.materializer.start();
+    for (const loop of this.loops) loop.start();
   }
 
-  /** True while `ready` is at its cap with due jobs held back. */
+  /** True while `ready` (of any shard) is at its cap with due jobs held back. */
   get backpressure(): boolean {
-    return this.inBackpressure;
+    return this.backlogged.size > 0;
   }
 
-  private afterPromote(ready: number, backpressure: boolean): void {
-    if (backpressure && !this.inBackpressure) {
-      this.inBackpressure = true;
+  private afterPromote(shard: number, ready: number, backpressure: boolean): void {
+    if (backpressure && !this.backlogged.has(shard)) {
+      this.backlogged.add(shard);
       this.emit('backpressure', { ready, maxReady: this.maxReady });
-    } else if (!backpressure && this.inBackpressure && ready < this.maxReady) {
-      this.inBackpressure = false;
+    } else if (!backpressure && this.backlogged.has(shard) && ready < this.maxReady) {
+      this.backlogged.delete(shard);
       this.emit('backpressureEnded', { ready, maxReady: this.maxReady });
     }
   }
@@ -136,12 +136,7 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
-    await Promise.all([
-      this.promoter.stop(),
-      this.reclaimer.stop(),
-      this.retention.stop(),
-      this.materializer.stop(),
-    ]);
+    await Promise.all(this.loops.map((loop) => loop.stop()));
     await closeClient(this.opened);
   }
 }

@@ -24,6 +24,7 @@ import type { JobInfo, JobState } from '../queue/job-info.js';
 import type { Queue } from '../queue/queue.js';
 import { resolveQueueTarget } from '../queue/target.js';
 import { type ConnectionOption, closeClient, type OpenedClient, openClient } from '../redis/connection.js';
+import type { QueueKeys } from '../redis/keys.js';
 import {
   type ClaimedJob,
   type CompleteCode,
@@ -90,6 +91,17 @@ type Outcome =
   | { kind: 'failed'; error: Error; mode: 'retry' | 'dead' }
   | { kind: 'retryIn'; delayMs: number };
 
+/** One queue, or one shard of a sharded queue, as the worker serves it. */
+interface Lane {
+  store: Store;
+  /** Its blocking wait for new work. */
+  blocker: OpenedClient;
+  fetcher: Fetcher;
+  acks: AckBuffer;
+  heartbeat: Heartbeat;
+  reclaimer: Reclaimer | undefined;
+}
+
 interface Running {
   job: ClaimedJob;
   ctx: JobContext | undefined;
@@ -131,18 +143,17 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly handlers: Map<string, Handler>;
   private readonly typeOptions: Map<string, string>;
   private readonly command: OpenedClient;
-  private readonly blocker: OpenedClient;
   private readonly subscriber: OpenedClient;
-  private readonly store: Store;
   private readonly clock = new RedisClock();
-  private readonly fetcher: Fetcher;
-  private readonly acks: AckBuffer;
-  private readonly heartbeat: Heartbeat;
-  private readonly reclaimer: Reclaimer | undefined;
+  /** What it serves: one lane for a plain queue, one per shard of a sharded one. */
+  private readonly lanes: Lane[];
+  /** The lane each claimed job came from, for its outcome, lease and progress. */
+  private readonly laneOf = new WeakMap<ClaimedJob, Lane>();
   private readonly running = new Map<string, Running>();
   private readonly reports = new Set<Promise<void>>();
   private slotsUsed = 0;
   readonly prefetch: number;
+  private readonly reclaimIntervalMs: number;
   /** Claimed jobs waiting for a slot. */
   private readonly buffered: PrefetchBuffer;
   private idleWaiters: (() => void)[] = [];
@@ -174,78 +185,103 @@ export class Worker extends EventEmitter<WorkerEvents> {
       options.reclaimIntervalMs === undefined
         ? WORKER.reclaimIntervalMs
         : checkInteger('reclaimIntervalMs', options.reclaimIntervalMs, 0, LIMITS.delayMs);
+    this.reclaimIntervalMs = reclaimIntervalMs;
 
-    const { connection, keys } = target;
+    const { connection } = target;
     const label = `dueq:worker:${this.name}:${this.id}`;
     this.command = openClient(connection, { name: label, waitForRedis: true });
-    this.blocker = openClient(connection, { name: `${label}:wait`, waitForRedis: true, dedicated: true });
     this.subscriber = openClient(connection, {
       name: `${label}:control`,
       waitForRedis: true,
       dedicated: true,
     });
-    for (const { client, owned } of [this.command, this.blocker, this.subscriber]) {
-      // ioredis reports connection trouble on its own 'error' event; an unhandled one would crash.
-      if (owned) client.on('error', (err: Error) => this.reportError(err));
-    }
-    this.store = new Store(this.command.client, keys);
-
-    this.acks = new AckBuffer(
-      this.store,
-      (ack, code) => this.afterComplete(ack, code),
-      (error, lost) => this.reportError(toError(error), `${lost.length} completions could not be recorded`),
-    );
+    this.watch(this.command);
+    this.watch(this.subscriber);
     this.buffered = new PrefetchBuffer(this.prefetch, WORKER.prefetchHoldMs, (jobs) => this.handBack(jobs));
-    this.fetcher = new Fetcher({
-      store: this.store,
-      blocker: this.blocker.client,
-      clock: this.clock,
-      leaseMs: this.leaseMs,
-      workerId: this.id,
-      capacity: () => this.concurrency - this.slotsUsed + this.buffered.room(),
-      maxCapacity: this.concurrency + this.prefetch,
-      deliver: (jobs) => {
-        for (const job of jobs) {
-          if (this.slotsUsed < this.concurrency) void this.execute(job);
-          else this.buffered.push(job);
-        }
-      },
-      giveBack: async (jobs) => {
-        await this.store.release(jobs);
-      },
-      onError: (error) => this.reportError(toError(error)),
-    });
-    this.heartbeat = new Heartbeat(
-      this.store,
-      this.leaseMs,
-      () => this.heldJobs(),
-      (jobs, codes) => this.afterExtend(jobs, codes),
-      (error) => this.reportError(toError(error)),
+    this.lanes = target.lanes.map((laneKeys, i) =>
+      // A shard's blocking wait is on its own node: one connection per lane.
+      this.openLane(laneKeys, connection, target.lanes.length > 1 ? `${label}#${i}:wait` : `${label}:wait`),
     );
-    this.reclaimer =
-      reclaimIntervalMs > 0
-        ? new Reclaimer(
-            this.store,
-            reclaimIntervalMs,
-            () => {},
-            (error) => this.reportError(toError(error)),
-          )
-        : undefined;
-
-    const control = new ControlListener(this.subscriber.client, keys.control, (id) => {
-      this.running.get(id)?.ctx?.abort(new JobCancelledError(id));
-      this.dropBuffered(id, 'cancelled');
-    });
-    this.heartbeat.start();
-    this.reclaimer?.start(reclaimIntervalMs);
+    const controls = this.lanes.map(
+      (lane) =>
+        new ControlListener(this.subscriber.client, lane.store.keys.control, (id) => {
+          this.running.get(id)?.ctx?.abort(new JobCancelledError(id));
+          this.dropBuffered(id, 'cancelled');
+        }),
+    );
+    for (const lane of this.lanes) {
+      lane.heartbeat.start();
+      lane.reclaimer?.start(reclaimIntervalMs);
+    }
     // Claim only once cancel notices can be heard, so a job cancelled right after it started
     // is signalled at once rather than at the next heartbeat.
-    this.ready = Promise.all([control.start(), this.store.registerTypes(this.typeOptions)])
+    this.ready = Promise.all([
+      ...controls.map((control) => control.start()),
+      ...this.lanes.map((lane) => lane.store.registerTypes(this.typeOptions)),
+    ])
       .catch((error: unknown) => this.reportError(toError(error)))
-      .then(() => {
-        if (!this.closing) this.fetcher.start();
-        return this.fetcher.firstClaim;
+      .then(async () => {
+        if (!this.closing) for (const lane of this.lanes) lane.fetcher.start();
+        await Promise.all(this.lanes.map((lane) => lane.fetcher.firstClaim));
       });
+  }
+
+  /** ioredis reports connection trouble on its own 'error' event; an unhandled one would crash. */
+  private watch({ client, owned }: OpenedClient): void {
+    if (owned) client.on('error', (err: Error) => this.reportError(err));
+  }
+
+  /** One queue's (or shard's) claims, completions, leases and reclaims; the slots are shared. */
+  private openLane(keys: QueueKeys, connection: ConnectionOption | undefined, blockerName: string): Lane {
+    const blocker = openClient(connection, { name: blockerName, waitForRedis: true, dedicated: true });
+    this.watch(blocker);
+    const store = new Store(this.command.client, keys);
+    const onError = (error: unknown) => this.reportError(toError(error));
+    const lane: Lane = {
+      store,
+      blocker,
+      acks: new AckBuffer(
+        store,
+        (ack, code) => this.afterComplete(ack, code),
+        (error, lost) => this.reportError(toError(error), `${lost.length} completions could not be recorded`),
+      ),
+      fetcher: new Fetcher({
+        store,
+        blocker: blocker.client,
+        clock: this.clock,
+        leaseMs: this.leaseMs,
+        workerId: this.id,
+        capacity: () => this.concurrency - this.slotsUsed + this.buffered.room(),
+        maxCapacity: this.concurrency + this.prefetch,
+        deliver: (jobs) => {
+          for (const job of jobs) {
+            this.laneOf.set(job, lane);
+            if (this.slotsUsed < this.concurrency) void this.execute(job);
+            else this.buffered.push(job);
+          }
+        },
+        giveBack: async (jobs) => {
+          await store.release(jobs);
+        },
+        onError,
+      }),
+      heartbeat: new Heartbeat(
+        store,
+        this.leaseMs,
+        () => this.heldJobs(lane),
+        (jobs, codes) => this.afterExtend(jobs, codes),
+        onError,
+      ),
+      reclaimer:
+        this.reclaimIntervalMs > 0
+          ? new Reclaimer(store, this.reclaimIntervalMs, () => {}, onError)
+          : undefined,
+    };
+    return lane;
+  }
+
+  private laneFor(job: ClaimedJob): Lane {
+    return this.laneOf.get(job) ?? (this.lanes[0] as Lane);
   }
 
   /** Resolves once the worker listens for cancel notices and has made its first claim. */
@@ -276,17 +312,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
   private readonly controls: JobControls = {
     progress: async (job, value) => {
-      if (!(await this.store.progress(job, value))) throw new LeaseLostError(job.id);
+      if (!(await this.laneFor(job).store.progress(job, value))) throw new LeaseLostError(job.id);
     },
     extendLease: async (job, ms) => {
-      const [code] = await this.store.extend([job], ms);
+      const [code] = await this.laneFor(job).store.extend([job], ms);
       if (code === 0) throw new LeaseLostError(job.id);
     },
     once: (key, fn, options) => {
       const o = checkOnceOptions({ ttlMs: ONCE_DEFAULT_TTL_MS, ...options });
-      // Inside the queue's hash tag: one slot with the queue in a cluster.
-      const redisKey = `${this.store.keys.base}once:${checkString('once key', key, LIMITS.keyLength)}`;
-      return runOnce(this.store.client, redisKey, fn, o);
+      // Keys of the first lane: the same for every job of the queue (a shard's job included), and
+      // inside one hash tag, so one slot in a cluster.
+      const store = (this.lanes[0] as Lane).store;
+      const redisKey = `${store.keys.base}once:${checkString('once key', key, LIMITS.keyLength)}`;
+      return runOnce(store.client, redisKey, fn, o);
     },
   };
 
@@ -315,7 +353,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
     if (this.slotsUsed === 0 && this.idleWaiters.length > 0) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
-    this.fetcher.pump();
+    // The slots are shared: any lane may claim into the one that freed.
+    for (const lane of this.lanes) lane.fetcher.pump();
   }
 
   private async runHandler(entry: Running): Promise<Outcome> {
@@ -379,13 +418,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
           result = JSON.stringify({ unserialisable: String(outcome.value) });
         }
       }
-      this.acks.push({ job, result, value: outcome.value });
+      this.laneFor(job).acks.push({ job, result, value: outcome.value });
       return;
     }
+    const { store } = this.laneFor(job);
     const sent =
       outcome.kind === 'failed'
-        ? this.store.fail(job, storedError(outcome.error), outcome.mode, Math.random())
-        : this.store.retryIn(job, outcome.delayMs);
+        ? store.fail(job, storedError(outcome.error), outcome.mode, Math.random())
+        : store.retryIn(job, outcome.delayMs);
     const tracked = sent.then(
       (reply) => this.afterFail(entry, outcome, reply),
       (error: unknown) => this.reportError(toError(error), `the outcome of job ${job.id} was not recorded`),
@@ -437,8 +477,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
   /** Claimed jobs that will not run here: back to the front of the queue, the attempt given back. */
   private async handBack(jobs: ClaimedJob[]): Promise<void> {
-    if (jobs.length === 0) return;
-    await this.store.release(jobs).catch((error: unknown) => this.reportError(toError(error)));
+    await Promise.all(
+      this.lanes.map(async (lane) => {
+        const own = jobs.filter((job) => this.laneFor(job) === lane);
+        if (own.length === 0) return;
+        await lane.store.release(own).catch((error: unknown) => this.reportError(toError(error)));
+      }),
+    );
   }
 
   /**
@@ -459,9 +504,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.report(entry, { kind: 'failed', error: new JobCancelledError(id), mode: 'retry' });
   }
 
-  private heldJobs(): ClaimedJob[] {
-    const jobs = this.buffered.jobs();
-    for (const entry of this.running.values()) if (!entry.settled) jobs.push(entry.job);
+  /** The jobs of one lane this worker holds leases on: waiting in the buffer, or running. */
+  private heldJobs(lane: Lane): ClaimedJob[] {
+    const jobs = this.buffered.jobs().filter((job) => this.laneFor(job) === lane);
+    for (const entry of this.running.values()) {
+      if (!entry.settled && this.laneFor(entry.job) === lane) jobs.push(entry.job);
+    }
     return jobs;
   }
 
@@ -523,7 +571,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   }
 
   private async shutdown(timeoutMs: number): Promise<void> {
-    await this.fetcher.stop();
+    await Promise.all(this.lanes.map((lane) => lane.fetcher.stop()));
     // Jobs claimed ahead never started: back to the queue at once.
     await this.handBack(this.buffered.drain());
     await this.waitForIdle(timeoutMs);
@@ -534,14 +582,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
       entry.ctx?.abort(new ShutdownError());
       unfinished.push(entry.job);
     }
-    if (unfinished.length > 0) {
-      await this.store.release(unfinished).catch((error: unknown) => this.reportError(toError(error)));
-    }
-    await this.acks.drain();
+    await this.handBack(unfinished);
+    await Promise.all(this.lanes.map((lane) => lane.acks.drain()));
     await Promise.allSettled([...this.reports]);
-    await Promise.all([this.heartbeat.stop(), this.reclaimer?.stop()]);
+    await Promise.all(this.lanes.flatMap((lane) => [lane.heartbeat.stop(), lane.reclaimer?.stop()]));
     await Promise.all([
-      closeClient(this.blocker, true),
+      ...this.lanes.map((lane) => closeClient(lane.blocker, true)),
       closeClient(this.subscriber),
       closeClient(this.command),
     ]);

@@ -106,6 +106,22 @@ describe('Redis Cluster', { timeout: 120_000 }, () => {
     }
   });
 
+  it('puts the shards of a sharded queue on different masters, and one worker drains them all', async () => {
+    const queue = new Queue(uniqueName('sharded'), { connection: setup.url, shards: 6 });
+    try {
+      const owners = new Set((await Promise.all(queue.shards.map(ownerOf))).map((o) => o.port));
+      expect(owners.size).toBeGreaterThan(1);
+      const seen = new Set<number>();
+      const worker = new Worker(queue, { n: async (job) => void seen.add((job.data as { n: number }).n) });
+      await queue.addBulk(Array.from({ length: 1_200 }, (_, n) => ({ type: 'n', data: { n } })));
+      await expect.poll(() => seen.size, { timeout: 20_000 }).toBe(1_200);
+      await worker.close();
+      expect((await queue.doctor()).ok).toBe(true);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('loses nothing when the master of a busy queue fails over to its replica', async () => {
     const queue = new Queue(uniqueName('failover'), { connection: setup.url });
     const before = await ownerOf(queue);
