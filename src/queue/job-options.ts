@@ -5,7 +5,7 @@ import { checkInteger, checkKnownKeys, checkPlainObject, checkString } from '../
 import { describe } from '../util/describe.js';
 import { parseDuration } from '../util/duration.js';
 import { newJobId } from '../util/ids.js';
-import { serializePayload } from '../util/payload.js';
+import { checkPayload, serializePayload } from '../util/payload.js';
 import { type BackoffOption, encodeBackoff } from './backoff.js';
 
 /** How many completed jobs to keep for inspection, and for how long. */
@@ -93,6 +93,8 @@ function timeoutMillis(value: unknown): number | undefined {
  * PayloadTooLargeError) on the first problem; nothing is sent to Redis before every job passed.
  * maxAttempts, backoff and timeout are passed on only when the add gives them: otherwise the job
  * type's registered options (defineJob) apply, then the queue's defaults (see addDefaults).
+ * With `jsonLater` (addBulk), the JSON of data sure to fit is made when its batch is sent
+ * (checkPayload); otherwise now.
  */
 export function prepareJob(
   type: unknown,
@@ -100,6 +102,22 @@ export function prepareJob(
   options: unknown,
   defaults: DefaultJobOptions,
   maxPayloadBytes: number,
+): NewJob & { data: string };
+export function prepareJob(
+  type: unknown,
+  data: unknown,
+  options: unknown,
+  defaults: DefaultJobOptions,
+  maxPayloadBytes: number,
+  jsonLater: boolean,
+): NewJob;
+export function prepareJob(
+  type: unknown,
+  data: unknown,
+  options: unknown,
+  defaults: DefaultJobOptions,
+  maxPayloadBytes: number,
+  jsonLater = false,
 ): NewJob {
   checkString('type', type, LIMITS.typeLength);
   const opts = (options === undefined ? {} : checkPlainObject('options', options)) as JobOptions;
@@ -111,7 +129,7 @@ export function prepareJob(
   return {
     id: opts.id === undefined ? newJobId() : checkString('id', opts.id, LIMITS.idLength),
     type: type as string,
-    data: serializePayload(data, maxPayloadBytes),
+    data: jsonLater ? checkPayload(data, maxPayloadBytes) : serializePayload(data, maxPayloadBytes),
     delayMs: opts.delay === undefined ? undefined : parseDuration('delay', opts.delay, LIMITS.delayMs),
     atMs: opts.at === undefined ? undefined : atMillis(opts.at),
     priority: priority === undefined ? 0 : checkInteger('priority', priority, 0, LIMITS.priority),

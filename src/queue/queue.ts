@@ -239,7 +239,7 @@ export class Queue {
       const object = checkPlainObject(`jobs[${i}]`, entry);
       checkKnownKeys(`jobs[${i}]`, object, ['type', 'data', 'opts']);
       try {
-        return prepareJob(entry.type, entry.data, entry.opts, this.defaults, this.maxPayloadBytes);
+        return prepareJob(entry.type, entry.data, entry.opts, this.defaults, this.maxPayloadBytes, true);
       } catch (err) {
         if (err instanceof Error) err.message = `jobs[${i}]: ${err.message}`;
         throw err;

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { BATCH, ERROR_HISTORY } from '../defaults.js';
 import { RedisError } from '../errors.js';
 import { registerScripts, runScript, type ScriptName } from '../scripts/loader.js';
+import type { Json } from '../util/payload.js';
 import type { Client } from './connection.js';
 import { jobKey, type QueueKeys } from './keys.js';
 
@@ -15,7 +16,8 @@ import { jobKey, type QueueKeys } from './keys.js';
 export interface NewJob {
   id: string;
   type: string;
-  data: string;
+  /** JSON, or (addBulk) a function that makes it, called as the job's batch is sent. */
+  data: Json;
   delayMs: number | undefined;
   atMs: number | undefined;
   priority: number;
@@ -179,7 +181,12 @@ export class Store {
     const firstDedupAt = keys.length + jobs.length + 1;
     for (const job of jobs) {
       keys.push(this.job(job.id));
-      args.push(job.id, job.type, job.data, addOptions(job, firstDedupAt + dedupKeys.length));
+      args.push(
+        job.id,
+        job.type,
+        typeof job.data === 'string' ? job.data : job.data(),
+        addOptions(job, firstDedupAt + dedupKeys.length),
+      );
       if (job.key !== undefined) dedupKeys.push(k.dedupPrefix + job.key);
     }
     keys.push(...dedupKeys);

@@ -96,6 +96,15 @@ describe('Queue.add', () => {
     expect(await queue.counts()).toMatchObject({ ready: 300, delayed: 300 });
   });
 
+  it("stores each job's data as it was when addBulk was called, whatever changes it after", async () => {
+    const queue = t.queue();
+    const data = { step: 'before' };
+    const adding = queue.addBulk(Array.from({ length: 300 }, () => ({ type: 'x', data })));
+    data.step = 'after';
+    const ids = await adding;
+    expect((await queue.getJob(ids[299] as string))?.data).toEqual({ step: 'before' });
+  });
+
   it('applies defaultJobOptions unless the add overrides them', async () => {
     const queue = t.queue({ defaultJobOptions: { maxAttempts: 7, priority: 2 } });
     const a = await queue.getJob(await queue.add('x'));
@@ -162,6 +171,14 @@ describe('Queue.add', () => {
         { type: 'ok', data: 3 },
       ];
       await expect(queue.addBulk(jobs)).rejects.toThrow(/^jobs\[1\]: Expected `delay`/);
+      expect(await keysOf(queue)).toEqual([]);
+    });
+
+    it('a bulk add whose last job is too large stores none, though earlier batches were ready to go', async () => {
+      const queue = t.queue({ maxPayloadBytes: 1000 });
+      const jobs = Array.from({ length: 600 }, (_, i) => ({ type: 'ok', data: { i } as unknown }));
+      jobs.push({ type: 'ok', data: { text: 'é'.repeat(600) } });
+      await expect(queue.addBulk(jobs)).rejects.toThrow(/^jobs\[600\]: .*over the limit of 1000 bytes/);
       expect(await keysOf(queue)).toEqual([]);
     });
 

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PayloadTooLargeError, ValidationError } from '../../src/errors.js';
-import { serializePayload } from '../../src/util/payload.js';
+import { checkPayload, serializePayload } from '../../src/util/payload.js';
 
 describe('serializePayload', () => {
   it('serialises plain JSON values, and undefined data as null', () => {
@@ -54,5 +55,32 @@ describe('serializePayload', () => {
     expect(() => serializePayload('é'.repeat(11), 22)).toThrow(
       /24 bytes as JSON, over the limit of 22 bytes/,
     );
+  });
+
+  it('decides on the size as exactly as making the JSON would, whether it makes it now or later', () => {
+    // checkPayload leaves the JSON for later only under an upper bound of its size: whatever the
+    // data (escapes, emoji, long numbers), the outcome must be the one the exact count gives.
+    const data = fc.jsonValue({ stringUnit: 'binary', maxDepth: 3 });
+    fc.assert(
+      fc.property(data, fc.integer({ min: 2, max: 400 }), (value, max) => {
+        const json = JSON.stringify(value);
+        const bytes = Buffer.byteLength(json, 'utf8');
+        if (bytes > max) {
+          expect(() => checkPayload(value, max)).toThrow(PayloadTooLargeError);
+        } else {
+          const checked = checkPayload(value, max);
+          expect(typeof checked === 'string' ? checked : checked()).toBe(json);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('makes the JSON now when the data has its own toJSON, or could be near the limit', () => {
+    expect(checkPayload({ at: new Date(0) }, 1000)).toBe('{"at":"1970-01-01T00:00:00.000Z"}');
+    expect(checkPayload('x'.repeat(100), 110)).toBe(`"${'x'.repeat(100)}"`);
+    const later = checkPayload({ small: 'x' }, 1000);
+    expect(typeof later).toBe('function');
+    expect((later as () => string)()).toBe('{"small":"x"}');
   });
 });
