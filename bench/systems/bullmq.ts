@@ -16,6 +16,7 @@ export const bullmq: System = {
   version,
   async producer(url, name) {
     const queue = new Queue(name, { connection: connection(url) });
+    await queue.waitUntilReady();
     const opts = (delayMs: number) => ({
       removeOnComplete: true,
       ...(delayMs > 0 ? { delay: delayMs } : {}),

@@ -12,6 +12,8 @@ export const dueq: System = {
   version,
   async producer(url, name) {
     const queue = new Queue(name, { connection: url });
+    // Every producer is connected before a workload's clock starts (BullMQ and bee-queue alike).
+    await queue.waitUntilReady();
     return {
       async addBulk(jobs) {
         await queue.addBulk(

@@ -210,6 +210,15 @@ export class Queue {
     return this.opened.client;
   }
 
+  /**
+   * Resolves once Redis answers on this queue's connection. Adds need not wait for it (commands
+   * wait for the connection), but a caller can learn that Redis is there before the first add.
+   */
+  async waitUntilReady(): Promise<void> {
+    this.ensureOpen();
+    await this.client.ping();
+  }
+
   private ensureOpen(): void {
     if (this.closed) throw new ClosedError(`Queue "${this.name}"`);
   }

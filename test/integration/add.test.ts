@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PayloadTooLargeError, Queue, ValidationError } from '../../src/index.js';
+import { ClosedError, PayloadTooLargeError, Queue, ValidationError } from '../../src/index.js';
 import { keysOf, redisUrl, useQueues } from '../support/harness.js';
 
 describe('Queue.add', () => {
@@ -103,6 +103,13 @@ describe('Queue.add', () => {
     data.step = 'after';
     const ids = await adding;
     expect((await queue.getJob(ids[299] as string))?.data).toEqual({ step: 'before' });
+  });
+
+  it('waitUntilReady resolves once Redis answers, and refuses after close', async () => {
+    const queue = new Queue(t.queue().name, { connection: redisUrl() });
+    await expect(queue.waitUntilReady()).resolves.toBeUndefined();
+    await queue.close();
+    await expect(queue.waitUntilReady()).rejects.toThrow(ClosedError);
   });
 
   it('applies defaultJobOptions unless the add overrides them', async () => {
