@@ -183,7 +183,7 @@ async function main(): Promise<void> {
       results.set(system.key, runs);
       // A short unmeasured round first, so that no library is measured while V8 still compiles it.
       process.stdout.write(`${system.name.padEnd(10)} warm-up … `);
-      await w1Bulk({ url: server.url, system, admin }, 5_000);
+      await w1Bulk({ url: server.url, system, admin }, 20_000);
       await w2Drain({ url: server.url, system, admin }, 5_000, 64);
       await admin.flushall();
       console.log('done');
