@@ -57,6 +57,7 @@ export function buildProgram(
       (v: string, all: string[]) => [...all, v],
       [],
     )
+    .option('--shards <n>', 'each queue is sharded into n shards (the Queue option shards: n)')
     .option('--workers <n>', 'worker processes', START_DEFAULTS.workers)
     .option('--concurrency <n>', 'jobs each worker process runs at once (default 16)')
     .option(

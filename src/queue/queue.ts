@@ -42,7 +42,7 @@ import {
   type JobOptions,
   prepareJob,
 } from './job-options.js';
-import { MAX_SHARDS, mergeDoctorReports, shardedDeadLetters, shardIndex, shardName } from './shards.js';
+import { checkShards, mergeDoctorReports, shardedDeadLetters, shardIndex, shardName } from './shards.js';
 
 export interface QueueOptions {
   /** Redis URL, ioredis options, or an ioredis client to share. @default localhost:6379 */
@@ -168,10 +168,7 @@ export class Queue {
     this.store = new Store(this.opened.client, this.keys);
     this.durability = checkDurability(options.durability, this.opened.client);
     this.adds = new AddBatcher((jobs) => this.addJobs(jobs));
-    const shardCount =
-      options.shards === undefined ? 1 : checkInteger('shards', options.shards, 1, MAX_SHARDS);
-    if (shardCount > 1 && /#\d+$/.test(this.name))
-      throw new ValidationError(`Queue "${this.name}" is itself a shard: it cannot have shards`);
+    const shardCount = checkShards(this.name, options.shards);
     this.shards = Array.from(
       { length: shardCount > 1 ? shardCount : 0 },
       (_, i) =>

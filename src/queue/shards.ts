@@ -1,4 +1,5 @@
-import { JobNotFoundError } from '../errors.js';
+import { JobNotFoundError, ValidationError } from '../errors.js';
+import { checkInteger } from '../util/checks.js';
 import type { DeadLetterQueue } from './dead-letters.js';
 import type { DoctorReport } from './doctor.js';
 import { checkPage } from './inspect.js';
@@ -13,6 +14,15 @@ import type { JobInfo } from './job-info.js';
  */
 
 export const MAX_SHARDS = 64;
+
+/** The `shards` option of a queue with this name: 1 when left out. */
+export function checkShards(name: string, value: unknown): number {
+  const count = value === undefined ? 1 : checkInteger('shards', value, 1, MAX_SHARDS);
+  if (count > 1 && /#\d+$/.test(name)) {
+    throw new ValidationError(`Queue "${name}" is itself a shard: it cannot have shards`);
+  }
+  return count;
+}
 
 export function shardName(name: string, index: number): string {
   return `${name}#${index}`;

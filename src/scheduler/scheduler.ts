@@ -24,6 +24,8 @@ export interface SchedulerOptions {
   reclaimIntervalMs?: number;
   /** How often kept completed jobs past their limits are deleted. @default 10000 */
   retentionIntervalMs?: number;
+  /** Serve the N shards of a queue given by name (see the Queue option `shards`). @default 1 */
+  shards?: number;
 }
 
 export interface SchedulerEvents {
@@ -45,6 +47,7 @@ const OPTION_NAMES = [
   'promoteIntervalMs',
   'reclaimIntervalMs',
   'retentionIntervalMs',
+  'shards',
 ] as const;
 
 /**

@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     const worker = new Worker(queue, definitions, {
       connection: config.redisUrl,
       prefix: config.prefix,
+      shards: config.shards,
       concurrency: config.concurrency,
       leaseMs: config.leaseMs,
     });

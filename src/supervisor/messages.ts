@@ -9,6 +9,7 @@ export interface ChildConfig {
   queues: string[];
   redisUrl: string;
   prefix: string;
+  shards: number | undefined;
   concurrency: number;
   leaseMs: number;
   /** How long close() waits for running jobs before handing them back, were the supervisor gone. */

@@ -27,6 +27,8 @@ export interface SupervisorOptions {
   pidFile: string;
   redisUrl: string;
   prefix: string;
+  /** Each queue is sharded into this many shards (the Queue option `shards`). @default 1 */
+  shards?: number;
   /** Serve Prometheus metrics on this port (GET /metrics). */
   metricsPort?: number | undefined;
   /** @default 127.0.0.1 */
@@ -109,7 +111,11 @@ export class Supervisor {
     this.pidFile = acquirePidFile(o.pidFile);
     try {
       for (const queue of o.queues) {
-        const scheduler = new Scheduler(queue, { connection: o.redisUrl, prefix: o.prefix });
+        const scheduler = new Scheduler(queue, {
+          connection: o.redisUrl,
+          prefix: o.prefix,
+          shards: o.shards,
+        });
         scheduler.on('error', (error) => this.log.warn({ queue, error: error.message }, 'scheduler error'));
         scheduler.on('reclaimed', ({ reclaimed, dead }) =>
           this.log.warn(
@@ -158,21 +164,29 @@ export class Supervisor {
         jobs: o.jobsDir,
         pidFile: o.pidFile,
       },
-      `dueq started: ${this.wanted} worker processes × ${o.concurrency} jobs at once on ${o.queues.join(', ')}`,
+      `dueq started: ${this.wanted} worker processes × ${o.concurrency} jobs at once on ${o.queues.join(', ')}${(o.shards ?? 1) > 1 ? ` (${o.shards} shards each)` : ''}`,
     );
   }
 
   private async startMetrics(port: number, host: string): Promise<void> {
     for (const name of this.options.queues) {
       this.metricsQueues.push(
-        new Queue(name, { connection: this.options.redisUrl, prefix: this.options.prefix }),
+        new Queue(name, {
+          connection: this.options.redisUrl,
+          prefix: this.options.prefix,
+          shards: this.options.shards,
+        }),
       );
     }
-    const metrics = new SupervisorMetrics(this.metricsQueues, {
+    // A sharded queue's series are per shard: each shard is its own `queue` label.
+    const measured = this.metricsQueues.flatMap((q) => (q.shards.length > 0 ? q.shards : [q]));
+    const metrics = new SupervisorMetrics(measured, {
       workersAlive: () =>
         [...this.processes].filter((p) => p.state === 'running' || p.state === 'draining').length,
       restarts: () => this.restarts,
-      backpressure: (queue) => this.schedulers.some((s) => s.name === queue && s.backpressure),
+      // A Scheduler of a sharded queue reports for all its shards at once.
+      backpressure: (queue) =>
+        this.schedulers.some((s) => (s.name === queue || queue.startsWith(`${s.name}#`)) && s.backpressure),
       workerSnapshots: () => [...this.processes].map((p) => p.metrics).filter((m) => m.length > 0),
     });
     this.metricsServer = await serveMetrics(metrics, port, host);
@@ -235,6 +249,7 @@ export class Supervisor {
       queues: o.queues,
       redisUrl: o.redisUrl,
       prefix: o.prefix,
+      shards: o.shards,
       concurrency: o.concurrency,
       leaseMs: o.leaseMs,
       // The supervisor kills a draining process at graceMs; should it be gone, the process hands

@@ -72,6 +72,11 @@ export interface WorkerOptions {
    * deployment of workers alone recovers jobs whose worker died. 0 turns it off. @default 5000
    */
   reclaimIntervalMs?: number;
+  /**
+   * Serve the N shards of a queue given by name, as `new Queue(name, { shards: N })` adds to
+   * them. Given a sharded Queue, the worker serves its shards without this. @default 1
+   */
+  shards?: number;
 }
 
 export interface WorkerEvents {
@@ -128,6 +133,7 @@ const WORKER_OPTION_NAMES = [
   'prefetch',
   'leaseMs',
   'reclaimIntervalMs',
+  'shards',
 ] as const;
 
 /**

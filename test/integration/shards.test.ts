@@ -95,4 +95,49 @@ describe('sharded queue', () => {
       await queue.close();
     }
   });
+
+  it('is served by a Worker and a Scheduler that know only its name and shard count', async () => {
+    // Producers and workers often live in different programs: `dueq start --shards` works so.
+    const name = uniqueName('sh');
+    const queue = new Queue(name, { connection: redisUrl(), shards: 3 });
+    const runs = new Map<number, number>();
+    const worker = new Worker(
+      name,
+      {
+        n: async (job) => {
+          const { n } = job.data as { n: number };
+          runs.set(n, (runs.get(n) ?? 0) + 1);
+        },
+      },
+      { connection: redisUrl(), shards: 3 },
+    );
+    const scheduler = new Scheduler(name, { connection: redisUrl(), shards: 3 });
+    try {
+      await scheduler.start();
+      await queue.addBulk(Array.from({ length: 90 }, (_, n) => ({ type: 'n', data: { n } })));
+      for (let n = 90; n < 120; n++) await queue.add('n', { n }, { delay: 30 + n });
+      await expect.poll(() => runs.size, { timeout: 10_000 }).toBe(120);
+      await sleep(100);
+      expect([...runs.values()].every((count) => count === 1)).toBe(true);
+      expect(await queue.doctor()).toMatchObject({ ok: true, problems: [] });
+    } finally {
+      await worker.close();
+      await scheduler.close();
+      await queue.close();
+    }
+  });
+
+  it('refuses a shard count that contradicts the Queue it is given, or a shard of a shard', () => {
+    const name = uniqueName('sh');
+    const queue = new Queue(name, { connection: redisUrl(), shards: 2 });
+    try {
+      expect(() => new Worker(queue, {}, { shards: 3 })).toThrow(/`shards` to match the Queue's 2, got 3/);
+      expect(() => new Scheduler(`${name}#0`, { connection: redisUrl(), shards: 2 })).toThrow(
+        /is itself a shard/,
+      );
+      expect(() => new Worker(name, {}, { connection: redisUrl(), shards: 0 })).toThrow(/`shards`/);
+    } finally {
+      void queue.close();
+    }
+  });
 });

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Queue } from '../../src/index.js';
-import { FIXTURES, RunningSupervisor, readRecords, tempDir } from '../support/cli.js';
+import { dueq, FIXTURES, RunningSupervisor, readRecords, tempDir } from '../support/cli.js';
 import { redisUrl, uniqueName } from '../support/harness.js';
 
 function freePort(): Promise<number> {
@@ -114,5 +114,70 @@ describe('dueq start: metrics and logs', () => {
     supervisor.signal('SIGTERM');
     expect((await supervisor.exited).code).toBe(0);
     await queue.close();
+  });
+
+  it('with --shards, runs the jobs of every shard of a sharded queue and measures each shard', async () => {
+    const cwd = tempDir();
+    const name = uniqueName('ms');
+    const queue = new Queue(name, { connection: redisUrl(), shards: 3 });
+    const port = await freePort();
+    const log = join(cwd, 'records.log');
+    const supervisor = new RunningSupervisor(
+      [
+        '--redis',
+        redisUrl(),
+        'start',
+        '--jobs',
+        join(FIXTURES, 'jobs'),
+        '--queue',
+        name,
+        '--shards',
+        '3',
+        '--workers',
+        '1',
+        '--metrics-port',
+        String(port),
+      ],
+      cwd,
+    );
+    running.push(supervisor);
+    await supervisor.started();
+    expect(supervisor.lines.some((l) => /on .* \(3 shards each\)$/.test(l.msg))).toBe(true);
+    await queue.addBulk(Array.from({ length: 30 }, (_, n) => ({ type: 'record', data: { log, n } })));
+    await queue.add('record', { log, n: 30 }, { delay: 200 });
+    await expect
+      .poll(() => readRecords(log).filter((r) => r.phase === 'end').length, { timeout: 10_000 })
+      .toBe(31);
+    const perShard = await Promise.all(queue.shards.map(async (s) => (await s.totals()).completed));
+    expect(perShard.every((count) => count > 0)).toBe(true);
+    expect(await queue.doctor()).toMatchObject({ ok: true });
+
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const completed = queue.shards.map((s) => value(metrics, `dueq_jobs_completed_total{queue="${s.name}"}`));
+    expect(completed).toEqual(perShard);
+    const promtool = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
+    expect(promtool.stdout + promtool.stderr).toBe('');
+    supervisor.signal('SIGTERM');
+    expect((await supervisor.exited).code).toBe(0);
+    await queue.close();
+  });
+
+  it('refuses --shards for a queue that is itself a shard, in one line', async () => {
+    const run = await dueq(
+      [
+        '--redis',
+        redisUrl(),
+        'start',
+        '--jobs',
+        join(FIXTURES, 'jobs'),
+        '--queue',
+        'orders#1',
+        '--shards',
+        '2',
+      ],
+      { cwd: tempDir() },
+    );
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/^dueq: Queue "orders#1" is itself a shard: it cannot have shards\n?$/);
   });
 });

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_CONCURRENCY, DEFAULT_LEASE_MS, LIMITS } from '../../defaults.js';
 import { ValidationError } from '../../errors.js';
 import { createLogger } from '../../logging/logger.js';
+import { checkShards, MAX_SHARDS } from '../../queue/shards.js';
 import { closeClient, openClient } from '../../redis/connection.js';
 import { evictionWarning } from '../../redis/eviction.js';
 import { checkQueueName } from '../../redis/keys.js';
@@ -18,6 +19,7 @@ import { resolveRedis } from '../redis-target.js';
 export interface StartOptions {
   jobs: string;
   queue: string[];
+  shards?: string;
   workers: string;
   concurrency?: string;
   grace: string;
@@ -36,6 +38,9 @@ export async function startCommand(ctx: Context, options: StartOptions): Promise
     throw new ValidationError(`--jobs ${options.jobs}: no such directory`);
   }
   const queues = (options.queue.length > 0 ? options.queue : ['default']).map((q) => checkQueueName(q));
+  const shards =
+    options.shards === undefined ? undefined : intOption('--shards', options.shards, 1, MAX_SHARDS);
+  for (const queue of queues) checkShards(queue, shards);
   const workers = intOption('--workers', options.workers, 1, 256);
   const concurrency =
     options.concurrency === undefined
@@ -91,6 +96,7 @@ export async function startCommand(ctx: Context, options: StartOptions): Promise
     pidFile,
     redisUrl: redis.url,
     prefix: ctx.prefix,
+    shards,
     metricsPort,
     metricsHost: options.metricsHost,
     log,
