@@ -49,8 +49,11 @@ export const BATCH = {
   promote: 100,
   /** Expired leases one reclaim pass handles. */
   reclaim: 100,
-  /** Completions acknowledged in one script call. */
-  complete: 100,
+  /**
+   * Completions acknowledged in one script call. 50 rather than 100: shorter completes let the
+   * next claim in sooner, which drains a burst (W4) ~10 % faster and W3 ~8 %, for ~5 % of W2.
+   */
+  complete: 50,
   /** Dead jobs one replay or purge pass moves. */
   dead: 250,
   /** Completed jobs one retention pass deletes. */
