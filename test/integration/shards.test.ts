@@ -21,6 +21,8 @@ describe('sharded queue', () => {
       await queue.addBulk(Array.from({ length: 400 }, (_, n) => ({ type: 'n', data: { n } })));
       for (let n = 400; n < 500; n++) await queue.add('n', { n }, { delay: 50 + (n % 100) });
       await expect.poll(() => runs.size, { timeout: 10_000 }).toBe(500);
+      // Completions are acknowledged in batches just after their handlers return.
+      await expect.poll(async () => (await queue.totals()).completed).toBe(500);
       await sleep(100);
       expect([...runs.values()].every((count) => count === 1)).toBe(true);
       // Every shard got a share of them.

@@ -148,6 +148,8 @@ describe('dueq start: metrics and logs', () => {
     await expect
       .poll(() => readRecords(log).filter((r) => r.phase === 'end').length, { timeout: 10_000 })
       .toBe(31);
+    // Completions are acknowledged in batches just after their handlers return.
+    await expect.poll(async () => (await queue.totals()).completed).toBe(31);
     const perShard = await Promise.all(queue.shards.map(async (s) => (await s.totals()).completed));
     expect(perShard.every((count) => count > 0)).toBe(true);
     expect(await queue.doctor()).toMatchObject({ ok: true });
