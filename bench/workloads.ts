@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Redis } from 'ioredis';
-import type { BenchJob, System } from './systems/types.js';
+import type { BenchJob, Producer, System } from './systems/types.js';
 import { summary, Tracker } from './tracker.js';
 
 /**
@@ -92,11 +92,8 @@ export async function w1Bulk(env: Env, n: number): Promise<Outcome> {
   return { rate, duplicates: 0, missing: length >= n ? 0 : n - length };
 }
 
-/** W1 single: 50k immediate jobs, one add call each, 64 in flight. */
-export async function w1Single(env: Env, n: number, inFlight = 64): Promise<Outcome> {
-  const queue = queueName(env, 'w1s');
-  const producer = await env.system.producer(env.url, queue);
-  const started = performance.now();
+/** Jobs 0 … n-1, due now, one add call each, `inFlight` of them at a time. */
+async function addSingly(producer: Producer, n: number, inFlight: number): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < n) {
@@ -104,8 +101,16 @@ export async function w1Single(env: Env, n: number, inFlight = 64): Promise<Outc
       await producer.add({ i, dueAt: Date.now() }, 0);
     }
   };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+}
+
+/** W1 single: 50k immediate jobs, one add call each, 64 in flight. */
+export async function w1Single(env: Env, n: number, inFlight = 64): Promise<Outcome> {
+  const queue = queueName(env, 'w1s');
+  const producer = await env.system.producer(env.url, queue);
+  const started = performance.now();
   try {
-    await within('W1 single', Promise.all(Array.from({ length: inFlight }, lane)));
+    await within('W1 single', addSingly(producer, n, inFlight));
   } finally {
     await producer.close();
   }
@@ -188,14 +193,7 @@ export async function w3Together(env: Env, n: number): Promise<Outcome> {
     await within('W3 consumer start', consumer.ready, 30_000);
     const producer = await env.system.producer(env.url, queue);
     const started = Tracker.now();
-    let next = 0;
-    const lane = async () => {
-      while (next < n) {
-        const i = next++;
-        await producer.add({ i, dueAt: Date.now() }, 0);
-      }
-    };
-    await within('W3 produce', Promise.all(Array.from({ length: 64 }, lane)));
+    await within('W3 produce', addSingly(producer, n, 64));
     await producer.close();
     const result = await within('W3 consume', consumer.result);
     return {

@@ -17,7 +17,7 @@ import {
   openClient,
 } from '../redis/connection.js';
 import { checkPrefix, checkQueueName, type QueueKeys, queueKeys } from '../redis/keys.js';
-import { type AddDefaults, type NewJob, Store } from '../redis/store.js';
+import { type AddDefaults, type CountsReply, type NewJob, Store } from '../redis/store.js';
 import { fireAtOrAfter } from '../schedules/fire-times.js';
 import { type ScheduleInfo, scheduleInfo } from '../schedules/info.js';
 import {
@@ -318,15 +318,7 @@ export class Queue {
         paused: all.every((c) => c.paused),
       };
     }
-    const c = await this.store.counts();
-    return {
-      delayed: c.delayed,
-      ready: c.ready,
-      active: c.active,
-      dead: c.dead,
-      done: c.completed,
-      paused: c.paused,
-    };
+    return queueCounts(await this.store.counts());
   }
 
   /** One page of jobs in a state: delayed soonest first, ready in the order they will run, dead and done newest first. */
@@ -361,14 +353,7 @@ export class Queue {
     this.perShardOnly('snapshot()');
     const [c, totals] = await Promise.all([this.store.counts(), this.totals()]);
     return {
-      counts: {
-        delayed: c.delayed,
-        ready: c.ready,
-        active: c.active,
-        dead: c.dead,
-        done: c.completed,
-        paused: c.paused,
-      },
+      counts: queueCounts(c),
       totals,
       oldestReadyAgeMs: c.oldestReadyDueAt === undefined ? 0 : Math.max(c.now - c.oldestReadyDueAt, 0),
       at: c.now,
@@ -501,6 +486,18 @@ export class Queue {
     await this.adds.drain();
     await closeClient(this.opened);
   }
+}
+
+/** What counts.lua says, as `counts()` tells it. */
+function queueCounts(c: CountsReply): QueueCounts {
+  return {
+    delayed: c.delayed,
+    ready: c.ready,
+    active: c.active,
+    dead: c.dead,
+    done: c.completed,
+    paused: c.paused,
+  };
 }
 
 function checkDurability(

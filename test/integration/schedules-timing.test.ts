@@ -1,38 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { JobContext, Queue } from '../../src/index.js';
 import { useQueues } from '../support/harness.js';
+import { fireTime, recorder, redisNow } from '../support/schedules.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function redisNow(queue: Queue): Promise<number> {
-  const [s, us] = await queue.client.time();
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
-}
-
-/** The fire time in an occurrence's id: sched:<name>:<fire time>. */
-function fireTime(id: string): number {
-  return Number(id.slice(id.lastIndexOf(':') + 1));
-}
 
 /** Schedules over time: catch-up after an outage, overlap, limits (slow: each runs for seconds). */
 describe('schedules over time', () => {
   const t = useQueues();
-
-  /** A worker that records every occurrence it runs. */
-  function recorder(queue: Queue, handle?: (job: JobContext) => Promise<unknown>) {
-    const ran: { id: string; data: unknown; startedAt: number; dueAt: number }[] = [];
-    t.worker(
-      queue,
-      {
-        tick: async (job) => {
-          ran.push({ id: job.id, data: job.data, startedAt: Date.now(), dueAt: job.dueAt });
-          await handle?.(job);
-        },
-      },
-      { concurrency: 8 },
-    );
-    return ran;
-  }
 
   it.each([
     ['none', 0],
@@ -42,7 +16,7 @@ describe('schedules over time', () => {
     'after a 5 s outage, catchUp %s makes %s of the missed occurrences',
     async (catchUp, expected) => {
       const queue = t.queue();
-      const ran = recorder(queue);
+      const ran = recorder(t, queue);
       let scheduler = t.scheduler(queue);
       await scheduler.start();
       await queue.schedule('tick', { every: '1s', type: 'tick', catchUp, overlap: 'allow' });
@@ -72,7 +46,7 @@ describe('schedules over time', () => {
     const queue = t.queue();
     let running = 0;
     let overlapped = false;
-    const ran = recorder(queue, async () => {
+    const ran = recorder(t, queue, async () => {
       if (++running > 1) overlapped = true;
       await sleep(2_300);
       running--;
@@ -93,7 +67,7 @@ describe('schedules over time', () => {
     const queue = t.queue();
     let running = 0;
     let peak = 0;
-    recorder(queue, async () => {
+    recorder(t, queue, async () => {
       peak = Math.max(peak, ++running);
       await sleep(2_300);
       running--;
@@ -106,7 +80,7 @@ describe('schedules over time', () => {
 
   it('stops after `limit` occurrences', async () => {
     const queue = t.queue();
-    const ran = recorder(queue);
+    const ran = recorder(t, queue);
     await t.scheduler(queue).start();
     await queue.schedule('tick', { every: '1s', type: 'tick', limit: 3 });
     await sleep(5_000);

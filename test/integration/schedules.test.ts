@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type JobContext, type Queue, ValidationError } from '../../src/index.js';
+import { type Queue, ValidationError } from '../../src/index.js';
 import { redisUrl, useQueues } from '../support/harness.js';
 import { tsxProcess } from '../support/processes.js';
+import { fireTime, recorder, redisNow } from '../support/schedules.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function redisNow(queue: Queue): Promise<number> {
-  const [s, us] = await queue.client.time();
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
-}
-
-/** The fire time in an occurrence's id: sched:<name>:<fire time>. */
-function fireTime(id: string): number {
-  return Number(id.slice(id.lastIndexOf(':') + 1));
-}
 
 function schedulerProcess(queue: Queue) {
   return tsxProcess(new URL('../support/scheduler-process.ts', import.meta.url), [redisUrl(), queue.name]);
@@ -21,22 +12,6 @@ function schedulerProcess(queue: Queue) {
 
 describe('schedules', () => {
   const t = useQueues();
-
-  /** A worker that records every occurrence it runs. */
-  function recorder(queue: Queue, handle?: (job: JobContext) => Promise<unknown>) {
-    const ran: { id: string; data: unknown; startedAt: number; dueAt: number }[] = [];
-    t.worker(
-      queue,
-      {
-        tick: async (job) => {
-          ran.push({ id: job.id, data: job.data, startedAt: Date.now(), dueAt: job.dueAt });
-          await handle?.(job);
-        },
-      },
-      { concurrency: 8 },
-    );
-    return ran;
-  }
 
   it('stores a schedule, lists it, and removes it', async () => {
     const queue = t.queue();
@@ -96,7 +71,7 @@ describe('schedules', () => {
 
   it('runs an every-second schedule once per fire time, on time', async () => {
     const queue = t.queue();
-    const ran = recorder(queue);
+    const ran = recorder(t, queue);
     await t.scheduler(queue).start();
     await queue.schedule('tick', { every: '1s', type: 'tick', data: { n: 1 } });
     await expect.poll(() => ran.length, { timeout: 6_000 }).toBeGreaterThanOrEqual(4);
@@ -113,7 +88,7 @@ describe('schedules', () => {
 
   it('with two Scheduler processes for 10 s, makes 10 ± 1 occurrences and no fire time twice', async () => {
     const queue = t.queue();
-    const ran = recorder(queue);
+    const ran = recorder(t, queue);
     const schedulers = await Promise.all([schedulerProcess(queue), schedulerProcess(queue)]);
     await queue.schedule('tick', { every: '1s', type: 'tick' });
     await sleep(10_000);
@@ -129,7 +104,7 @@ describe('schedules', () => {
 
   it('drops occurrences of an older version: none of them runs after the schedule changed', async () => {
     const queue = t.queue();
-    const ran = recorder(queue);
+    const ran = recorder(t, queue);
     await t.scheduler(queue).start();
     await queue.schedule('tick', { every: '1s', type: 'tick', data: { v: 1 } });
     await expect.poll(() => ran.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(1);
@@ -148,7 +123,7 @@ describe('schedules', () => {
 
   it('drops, when it comes due, an occurrence whose schedule version is gone', async () => {
     const queue = t.queue();
-    const ran = recorder(queue);
+    const ran = recorder(t, queue);
     await queue.schedule('tick', { every: '1h', type: 'tick', data: { v: 2 } });
     // An occurrence a scheduler made under version 1 and nobody dropped (as after a lost update).
     const stale = 'sched:tick:1';
@@ -175,7 +150,7 @@ describe('schedules', () => {
 
   it('unschedule drops the occurrences that have not started', async () => {
     const queue = t.queue();
-    const ran = recorder(queue);
+    const ran = recorder(t, queue);
     await t.scheduler(queue).start();
     const startAt = (await redisNow(queue)) + 1_500;
     await queue.schedule('tick', { every: '10s', type: 'tick', startAt });
@@ -188,7 +163,7 @@ describe('schedules', () => {
 
   it('runs a cron with seconds in its time zone', async () => {
     const queue = t.queue();
-    const ran = recorder(queue);
+    const ran = recorder(t, queue);
     await t.scheduler(queue).start();
     await queue.schedule('tick', { cron: '*/2 * * * * *', tz: 'America/New_York', type: 'tick' });
     await expect.poll(() => ran.length, { timeout: 6_000 }).toBeGreaterThanOrEqual(2);

@@ -21,35 +21,36 @@ function value(metrics: string, line: string): number | undefined {
   return found === undefined ? undefined : Number(found.slice(line.length + 1));
 }
 
+function expectPromtoolAccepts(metrics: string): void {
+  const promtool = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
+  expect(
+    promtool.error,
+    'promtool is installed (Debian package prometheus; .ci/run installs it)',
+  ).toBeUndefined();
+  expect(promtool.stdout + promtool.stderr).toBe('');
+  expect(promtool.status).toBe(0);
+}
+
 describe('dueq start: metrics and logs', () => {
   const running: RunningSupervisor[] = [];
   afterEach(async () => {
     await Promise.all(running.splice(0).map((s) => s.kill()));
   });
 
-  it('serves Prometheus metrics that promtool accepts, and logs one line per finished job', async () => {
+  /** `dueq start` serving `name` with metrics on a free port; `extra` adds flags. */
+  async function startWithMetrics(name: string, extra: string[]) {
     const cwd = tempDir();
+    const port = await freePort();
+    const args = ['--redis', redisUrl(), 'start', '--jobs', join(FIXTURES, 'jobs'), '--queue', name];
+    const supervisor = new RunningSupervisor([...args, ...extra, '--metrics-port', String(port)], cwd);
+    running.push(supervisor);
+    return { supervisor, port, log: join(cwd, 'records.log') };
+  }
+
+  it('serves Prometheus metrics that promtool accepts, and logs one line per finished job', async () => {
     const name = uniqueName('m');
     const queue = new Queue(name, { connection: redisUrl() });
-    const port = await freePort();
-    const log = join(cwd, 'records.log');
-    const supervisor = new RunningSupervisor(
-      [
-        '--redis',
-        redisUrl(),
-        'start',
-        '--jobs',
-        join(FIXTURES, 'jobs'),
-        '--queue',
-        name,
-        '--workers',
-        '2',
-        '--metrics-port',
-        String(port),
-      ],
-      cwd,
-    );
-    running.push(supervisor);
+    const { supervisor, port, log } = await startWithMetrics(name, ['--workers', '2']);
     await supervisor.started();
     await queue.addBulk([1, 2, 3].map((n) => ({ type: 'record', data: { log, n } })));
     const unknown = await queue.add('no.such.type', null, { maxAttempts: 1 });
@@ -89,13 +90,7 @@ describe('dueq start: metrics and logs', () => {
       3,
     );
 
-    const promtool = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
-    expect(
-      promtool.error,
-      'promtool is installed (Debian package prometheus; .ci/run installs it)',
-    ).toBeUndefined();
-    expect(promtool.stdout + promtool.stderr).toBe('');
-    expect(promtool.status).toBe(0);
+    expectPromtoolAccepts(metrics);
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
 
     const finished = supervisor.lines.filter((l) => l.outcome === 'completed' && l.queue === name);
@@ -117,30 +112,9 @@ describe('dueq start: metrics and logs', () => {
   });
 
   it('with --shards, runs the jobs of every shard of a sharded queue and measures each shard', async () => {
-    const cwd = tempDir();
     const name = uniqueName('ms');
     const queue = new Queue(name, { connection: redisUrl(), shards: 3 });
-    const port = await freePort();
-    const log = join(cwd, 'records.log');
-    const supervisor = new RunningSupervisor(
-      [
-        '--redis',
-        redisUrl(),
-        'start',
-        '--jobs',
-        join(FIXTURES, 'jobs'),
-        '--queue',
-        name,
-        '--shards',
-        '3',
-        '--workers',
-        '1',
-        '--metrics-port',
-        String(port),
-      ],
-      cwd,
-    );
-    running.push(supervisor);
+    const { supervisor, port, log } = await startWithMetrics(name, ['--shards', '3', '--workers', '1']);
     await supervisor.started();
     expect(supervisor.lines.some((l) => /on .* \(3 shards each\)$/.test(l.msg))).toBe(true);
     await queue.addBulk(Array.from({ length: 30 }, (_, n) => ({ type: 'record', data: { log, n } })));
@@ -157,8 +131,7 @@ describe('dueq start: metrics and logs', () => {
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     const completed = queue.shards.map((s) => value(metrics, `dueq_jobs_completed_total{queue="${s.name}"}`));
     expect(completed).toEqual(perShard);
-    const promtool = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
-    expect(promtool.stdout + promtool.stderr).toBe('');
+    expectPromtoolAccepts(metrics);
     supervisor.signal('SIGTERM');
     expect((await supervisor.exited).code).toBe(0);
     await queue.close();

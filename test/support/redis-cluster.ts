@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from './redis-server.js';
+import { freePort, waitForPing } from './redis-server.js';
 
 /**
  * A Redis Cluster of the tests' own on loopback: 3 masters and 3 replicas (AOF on), each a child
@@ -58,7 +58,7 @@ export class RedisClusterSetup {
         ),
       );
       ports.push(port);
-      await waitForPing(port);
+      await waitForPing(port, 'cluster node');
     }
     const setup = new RedisClusterSetup(ports, nodes, dir);
     execFileSync(
@@ -112,27 +112,5 @@ export class RedisClusterSetup {
       }),
     );
     rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-async function waitForPing(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const client = new Redis(port, '127.0.0.1', {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      if ((await client.ping()) === 'PONG') return;
-    } catch {
-      // not up yet
-    } finally {
-      client.disconnect();
-    }
-    if (Date.now() > deadline) throw new Error(`cluster node on port ${port} did not answer within 10 s`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -74,32 +74,7 @@ export class RedisServer {
       );
       child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${output}`)));
     });
-    await Promise.race([exited, this.waitForPing()]);
-  }
-
-  private async waitForPing(): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const client = new Redis({
-        port: this.port,
-        host: '127.0.0.1',
-        lazyConnect: true,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-      });
-      client.on('error', () => {});
-      try {
-        await client.connect();
-        if ((await client.ping()) === 'PONG') return;
-      } catch {
-        // not up yet
-      } finally {
-        client.disconnect();
-      }
-      if (Date.now() > deadline)
-        throw new Error(`redis-server on port ${this.port} did not answer within 10 s`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await Promise.race([exited, waitForPing(this.port, 'redis-server')]);
   }
 
   /** SIGKILL, as a crash would; data since the last fsync may be lost without AOF. */
@@ -123,6 +98,29 @@ export class RedisServer {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill(signal);
     await exited;
+  }
+}
+
+/** Resolves once a Redis on this port answers PING; throws after 10 s. */
+export async function waitForPing(port: number, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const client = new Redis(port, '127.0.0.1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      if ((await client.ping()) === 'PONG') return;
+    } catch {
+      // not up yet
+    } finally {
+      client.disconnect();
+    }
+    if (Date.now() > deadline) throw new Error(`${what} on port ${port} did not answer within 10 s`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
